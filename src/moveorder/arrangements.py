@@ -1,0 +1,135 @@
+"""Stone arrangements: the inference task's input, and its answer key.
+
+An :class:`Arrangement` is what a game looks like after move ``n``: the set
+of black stones and the set of white stones (sorted, so the order of play
+cannot leak through them), plus the actual sequence that produced them (the
+answer key, never shown to inference) and the game's metadata.
+
+:func:`select_games` picks the evaluation games of a set reproducibly from
+a seed; every other qualified game goes to the training pool, minus any game
+whose opening repeats an evaluation game's, so nothing of the answer key can
+leak into training.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from . import coords
+from .records import Record, moves_from_string
+
+
+@dataclass
+class Arrangement:
+    """The stones after move ``n`` of a game, and the sequence that was played."""
+
+    id: str
+    set: str
+    n: int
+    black: List[str]   # SGF points, sorted
+    white: List[str]   # SGF points, sorted
+    actual: List[str]  # SGF points in the order played (the answer key)
+    komi: float | None = None
+    rules: str = ""
+    players: str = ""
+    ranks: str = ""
+    date: str = ""
+    source: str = ""
+
+    def black_points(self) -> List[coords.Point]:
+        return [coords.from_sgf(s) for s in self.black]
+
+    def white_points(self) -> List[coords.Point]:
+        return [coords.from_sgf(s) for s in self.white]
+
+    def actual_moves(self) -> List[coords.Point]:
+        return [coords.from_sgf(s) for s in self.actual]
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, line: str) -> "Arrangement":
+        return cls(**json.loads(line))
+
+
+def clip(record: Record, n: int, set_name: str) -> Arrangement:
+    """The arrangement after the first ``n`` moves of a qualified record."""
+    moves = moves_from_string(record.moves, record.size)[:n]
+    if len(moves) < n:
+        raise ValueError(f"{record.source}: only {len(moves)} moves, cannot clip to {n}")
+    if any(m is None for m in moves):
+        raise ValueError(f"{record.source}: a pass within the first {n} moves")
+    sgf_moves = [coords.to_sgf(m) for m in moves]
+    return Arrangement(
+        id=record.id, set=set_name, n=n,
+        black=sorted(sgf_moves[0::2]), white=sorted(sgf_moves[1::2]), actual=sgf_moves,
+        komi=record.komi, rules=record.rules,
+        players=f"{record.black} (B) vs {record.white} (W)",
+        ranks=f"{record.black_rank} / {record.white_rank}",
+        date=record.date, source=record.source,
+    )
+
+
+def _rng(seed: int, set_name: str) -> np.random.Generator:
+    # The set's name enters the seed so two sets never share a draw.
+    salt = int.from_bytes(hashlib.sha256(set_name.encode()).digest()[:4], "little")
+    return np.random.default_rng([seed, salt])
+
+
+def dedupe(records: Sequence[Record]) -> Tuple[List[Record], int]:
+    """Drop records whose whole move sequence repeats an earlier one's; return kept and dropped count."""
+    seen, kept = set(), []
+    for r in records:
+        if r.moves not in seen:
+            seen.add(r.moves)
+            kept.append(r)
+    return kept, len(records) - len(kept)
+
+
+def select_games(records: Sequence[Record], count: int, seed: int, set_name: str,
+                 leak_prefix: int) -> Dict[str, object]:
+    """Pick ``count`` evaluation games and the training pool.
+
+    Records are sorted by source path before drawing, so the choice depends
+    only on the seed, the set's name and the files, not on scan order.  The
+    pool excludes every game whose first ``leak_prefix`` moves equal an
+    evaluation game's.  Returns ``{"selected", "pool", "duplicates", "leaked"}``.
+    """
+    unique, duplicates = dedupe(sorted(records, key=lambda r: r.source))
+    if len(unique) < count:
+        raise ValueError(f"set {set_name!r}: only {len(unique)} qualified games, {count} requested")
+    idx = _rng(seed, set_name).choice(len(unique), size=count, replace=False)
+    chosen = set(int(i) for i in idx)
+    selected = [unique[i] for i in sorted(chosen)]
+    prefixes = {r.moves[:2 * leak_prefix] for r in selected}
+    pool, leaked = [], 0
+    for i, r in enumerate(unique):
+        if i in chosen:
+            continue
+        if r.moves[:2 * leak_prefix] in prefixes:
+            leaked += 1
+            continue
+        pool.append(r)
+    return {"selected": selected, "pool": pool, "duplicates": duplicates, "leaked": leaked}
+
+
+def write_jsonl(path: Path, items) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        for item in items:
+            f.write(item.to_json() + "\n")
+    tmp.replace(path)
+
+
+def load_arrangements(path: Path) -> List[Arrangement]:
+    with open(path, encoding="utf-8") as f:
+        return [Arrangement.from_json(line) for line in f if line.strip()]

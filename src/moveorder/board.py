@@ -1,0 +1,163 @@
+"""The Go board: stones, captures and legality.
+
+A :class:`Board` holds the stones of one position as a flat list in the
+top-row-first order of :mod:`moveorder.coords` (``EMPTY``, ``BLACK`` or
+``WHITE`` at each point).  :meth:`Board.play` places a stone, removes
+captured groups and raises :class:`IllegalMove` for an occupied point,
+suicide or a simple-ko retake.  Records are replayed through it to find
+captures (the paper's Assumption 3), and positions handed to inference are
+checked with :func:`groups_without_liberties`.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+from . import coords
+
+EMPTY, BLACK, WHITE = 0, 1, 2
+COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
+
+
+def opponent(colour: int) -> int:
+    return BLACK + WHITE - colour
+
+
+class IllegalMove(ValueError):
+    """A move that the rules forbid at that position."""
+
+
+_NEIGHBOURS: dict = {}
+
+
+def neighbours(size: int) -> List[Tuple[int, ...]]:
+    """For each flat point, the flat indices of its orthogonal neighbours."""
+    if size not in _NEIGHBOURS:
+        table = []
+        for p in range(size * size):
+            r, c = divmod(p, size)
+            adj = []
+            if r > 0:
+                adj.append(p - size)
+            if r < size - 1:
+                adj.append(p + size)
+            if c > 0:
+                adj.append(p - 1)
+            if c < size - 1:
+                adj.append(p + 1)
+            table.append(tuple(adj))
+        _NEIGHBOURS[size] = table
+    return _NEIGHBOURS[size]
+
+
+class Board:
+    """A mutable Go position under area-scoring rules with simple ko."""
+
+    __slots__ = ("size", "points", "ko", "_adj")
+
+    def __init__(self, size: int = coords.SIZE):
+        self.size = size
+        self.points: List[int] = [EMPTY] * (size * size)
+        self.ko: Optional[int] = None
+        self._adj = neighbours(size)
+
+    def copy(self) -> "Board":
+        other = Board.__new__(Board)
+        other.size, other.points, other.ko, other._adj = self.size, list(self.points), self.ko, self._adj
+        return other
+
+    def get(self, point: coords.Point) -> int:
+        return self.points[coords.to_flat(point, self.size)]
+
+    def _group(self, start: int) -> Tuple[List[int], bool]:
+        """The group containing ``start`` and whether it has a liberty."""
+        colour = self.points[start]
+        group, stack, seen, free = [], [start], {start}, False
+        points, adj = self.points, self._adj
+        while stack:
+            p = stack.pop()
+            group.append(p)
+            for q in adj[p]:
+                v = points[q]
+                if v == EMPTY:
+                    free = True
+                elif v == colour and q not in seen:
+                    seen.add(q)
+                    stack.append(q)
+        return group, free
+
+    def play(self, colour: int, move: coords.Move) -> int:
+        """Play ``move`` for ``colour``; return the number of stones captured.
+
+        A pass clears the ko and captures nothing.  Raises :class:`IllegalMove`
+        (leaving the board unchanged) for an occupied point, a ko retake or
+        suicide.
+        """
+        if move is None:
+            self.ko = None
+            return 0
+        p = coords.to_flat(move, self.size)
+        if self.points[p] != EMPTY:
+            raise IllegalMove(f"{coords.to_gtp(move, self.size)} is occupied")
+        if p == self.ko:
+            raise IllegalMove(f"{coords.to_gtp(move, self.size)} retakes a ko")
+        enemy = opponent(colour)
+        self.points[p] = colour
+        captured: List[int] = []
+        for q in self._adj[p]:
+            if self.points[q] == enemy:
+                group, free = self._group(q)
+                if not free:
+                    captured.extend(group)
+                    for s in group:
+                        self.points[s] = EMPTY
+        if not captured:
+            _, free = self._group(p)
+            if not free:
+                self.points[p] = EMPTY
+                raise IllegalMove(f"{coords.to_gtp(move, self.size)} is suicide")
+        # Simple ko: a single stone captured one stone and now stands alone in atari.
+        self.ko = None
+        if len(captured) == 1:
+            group, _ = self._group(p)
+            libs = [q for q in self._adj[p] if self.points[q] == EMPTY]
+            if len(group) == 1 and len(libs) == 1:
+                self.ko = captured[0]
+        return len(captured)
+
+    def stones(self, colour: int) -> List[coords.Point]:
+        """The points holding ``colour``, in flat order."""
+        return [divmod(p, self.size) for p, v in enumerate(self.points) if v == colour]
+
+
+def replay(moves: Sequence[coords.Move], size: int = coords.SIZE, first: int = BLACK) -> Tuple[Board, List[int]]:
+    """Play ``moves`` alternately from an empty board; return the board and captures per move."""
+    board, colour, captures = Board(size), first, []
+    for move in moves:
+        captures.append(board.play(colour, move))
+        colour = opponent(colour)
+    return board, captures
+
+
+def from_stones(black: Iterable[coords.Point], white: Iterable[coords.Point], size: int = coords.SIZE) -> Board:
+    """A board with the given stones placed as they are (no captures applied)."""
+    board = Board(size)
+    for colour, pts in ((BLACK, black), (WHITE, white)):
+        for pt in pts:
+            p = coords.to_flat(pt, size)
+            if board.points[p] != EMPTY:
+                raise ValueError(f"{coords.to_gtp(pt, size)} holds two stones")
+            board.points[p] = colour
+    return board
+
+
+def groups_without_liberties(board: Board) -> List[List[coords.Point]]:
+    """Groups that have no liberty: such a position cannot arise without captures."""
+    seen, dead = set(), []
+    for p, v in enumerate(board.points):
+        if v != EMPTY and p not in seen:
+            group, free = board._group(p)
+            seen.update(group)
+            if not free:
+                dead.append(sorted(divmod(s, board.size) for s in group))
+    return dead

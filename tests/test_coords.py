@@ -1,0 +1,59 @@
+"""The coordinate table in moveorder.coords, row by row, against sgfmill."""
+
+import itertools
+
+import pytest
+from sgfmill import common, sgf_properties
+
+from moveorder import coords
+
+CORNERS = {  # name: (internal, sgf, gtp, flat, lz)
+    "top-left": ((0, 0), "aa", "A19", 0, 342),
+    "top-right": ((0, 18), "sa", "T19", 18, 360),
+    "bottom-left": ((18, 0), "as", "A1", 342, 0),
+    "bottom-right": ((18, 18), "ss", "T1", 360, 18),
+    "pass": (None, "", "pass", 361, 361),
+}
+
+
+@pytest.mark.parametrize("name", CORNERS)
+def test_table(name):
+    point, sgf, gtp, flat, lz = CORNERS[name]
+    assert coords.to_sgf(point) == sgf and coords.from_sgf(sgf) == point
+    assert coords.to_gtp(point) == gtp and coords.from_gtp(gtp) == point
+    assert coords.to_flat(point) == flat and coords.from_flat(flat) == point
+    assert coords.to_lz(point) == lz and coords.from_lz(lz) == point
+
+
+def test_tt_is_pass_and_gtp_skips_i():
+    assert coords.from_sgf("tt") is None
+    assert coords.to_gtp((0, 8)) == "J19"
+    with pytest.raises(ValueError):
+        coords.from_gtp("I5")
+
+
+def test_every_point_against_sgfmill():
+    """sgfmill is the external reference for SGF and GTP: its (row, col) has row 0 at the bottom."""
+    for row, col in itertools.product(range(19), range(19)):
+        ours = (row, col)
+        sgfmill_point = (18 - row, col)
+        assert coords.to_sgf(ours) == sgf_properties.serialise_go_point(sgfmill_point, 19).decode()
+        assert coords.from_sgf(coords.to_sgf(ours)) == ours
+        assert coords.to_gtp(ours) == common.format_vertex(sgfmill_point)
+        assert common.move_from_vertex(coords.to_gtp(ours), 19) == sgfmill_point
+        # Leela Zero's index counts rows from the bottom, as sgfmill's rows do.
+        assert coords.to_lz(ours) == sgfmill_point[0] * 19 + sgfmill_point[1]
+        assert coords.lz_to_flat(coords.flat_to_lz(coords.to_flat(ours))) == coords.to_flat(ours)
+
+
+@pytest.mark.parametrize("bad", ["a", "abc", "a!", "zz"])
+def test_bad_sgf_points(bad):
+    with pytest.raises(ValueError):
+        coords.from_sgf(bad)
+
+
+def test_off_board():
+    with pytest.raises(ValueError):
+        coords.to_gtp((19, 0))
+    with pytest.raises(ValueError):
+        coords.from_flat(362)

@@ -1,0 +1,84 @@
+# Data stage: download -> extract -> filter -> select and clip.
+
+
+rule download:
+    output:
+        "data/raw/{dataset}/{filename}",
+    params:
+        url=lambda w: url_spec(w.dataset, w.filename)["url"],
+        sha256=lambda w: url_spec(w.dataset, w.filename).get("sha256") or "",
+        mirror=mirror_option(),
+    conda:
+        "../../envs/moveorder.yaml"
+    log:
+        "logs/download/{dataset}/{filename}.log",
+    retries: 1
+    shell:
+        "moveorder download --url {params.url:q} --dest {output:q} --sha256 '{params.sha256}' "
+        "{params.mirror} --quiet > {log:q} 2>&1"
+
+
+rule extract:
+    input:
+        lambda w: dataset_files(w.dataset),
+    output:
+        temp(directory("data/extracted/{dataset}")),
+    params:
+        fmt=lambda w: (
+            f"--format {config['datasets'][w.dataset]['format']}"
+            if config["datasets"][w.dataset].get("format")
+            else ""
+        ),
+    conda:
+        "../../envs/moveorder.yaml"
+    log:
+        "logs/extract/{dataset}.log",
+    shell:
+        "moveorder extract {input:q} --dest {output:q} {params.fmt} > {log:q} 2>&1"
+
+
+rule filter_records:
+    input:
+        "data/extracted/{dataset}",
+    output:
+        qualified="data/records/{dataset}/qualified.jsonl",
+        report="results/data/{dataset}/filter_report.csv",
+        rejected="results/data/{dataset}/rejected.csv",
+    params:
+        capture_free=config["filter"]["capture_free"],
+        min_moves=config["filter"]["min_moves"],
+        include=lambda w: " ".join(
+            repr(g) for g in config["datasets"][w.dataset].get("include", [])
+        ),
+    threads: config["threads"]["filter"]
+    conda:
+        "../../envs/moveorder.yaml"
+    log:
+        "logs/filter/{dataset}.log",
+    shell:
+        "moveorder filter --input {input:q} --qualified {output.qualified:q} "
+        "--report {output.report:q} --rejected {output.rejected:q} "
+        "--capture-free {params.capture_free} --min-moves {params.min_moves} "
+        "--workers {threads} --include {params.include} > {log:q} 2>&1"
+
+
+rule select_games:
+    input:
+        "data/records/{dataset}/qualified.jsonl",
+    output:
+        arrangements=expand("data/arrangements/{{dataset}}/{n}m.jsonl", n=LENGTHS),
+        pool="data/pool/{dataset}.jsonl",
+        selection="results/data/{dataset}/selection.csv",
+    params:
+        games=config["selection"]["games"],
+        seed=config["seed"],
+        lengths=" ".join(str(n) for n in LENGTHS),
+        out_dir=lambda w: f"data/arrangements/{w.dataset}",
+    conda:
+        "../../envs/moveorder.yaml"
+    log:
+        "logs/select/{dataset}.log",
+    shell:
+        "moveorder select --records {input:q} --set {wildcards.dataset} --count {params.games} "
+        "--seed {params.seed} --lengths {params.lengths} --out-dir {params.out_dir:q} "
+        "--pool {output.pool:q} --selection {output.selection:q} > {log:q} 2>&1"
