@@ -22,9 +22,11 @@ wildcard_constraints:
 
 
 include: "workflow/rules/data.smk"
+include: "workflow/rules/networks.smk"
 
 
 rule all:
     input:
         data_targets(),
+        expand("results/networks/trained-{dataset}/metrics.json", dataset=config["training"]["sets"]),
     default_target: True

@@ -73,6 +73,39 @@ def cmd_select(a: argparse.Namespace) -> int:
     return 0
 
 
+# --- networks -------------------------------------------------------------------
+
+def cmd_train_policy(a: argparse.Namespace) -> int:
+    from .train import TrainConfig, train
+
+    cfg = TrainConfig(blocks=a.blocks, filters=a.filters, steps=a.steps, batch_size=a.batch_size, lr=a.lr,
+                      checkpoint_every=a.checkpoint_every, seed=a.seed, threads=a.threads,
+                      heldout_fraction=a.heldout_fraction)
+    train(Path(a.pool), Path(a.out_dir), cfg, device=a.device, progress=not a.quiet)
+    return 0
+
+
+def cmd_policy(a: argparse.Namespace) -> int:
+    """Print the network's policy after some moves, as Leela Zero's `heatmap` does (permille)."""
+    import torch
+
+    from . import coords
+    from .features import sequence_planes
+    from .likelihood import PolicyLikelihood
+
+    model = PolicyLikelihood.from_file(Path(a.network), device="cpu", average_symmetries=a.average)
+    moves = [coords.from_gtp(m) for m in a.moves]
+    seq = torch.tensor([[coords.to_lz(m) for m in moves] + [0]])
+    planes = sequence_planes(seq, torch.tensor([[len(moves)]]))
+    probs = model.probs_of_planes(planes.view(1, 18, 19, 19))[0]
+    occupied = {coords.to_lz(m) for m in moves}
+    for lz_row in range(18, -1, -1):
+        print(" ".join(f"{0 if lz_row * 19 + c in occupied else int(probs[lz_row * 19 + c] * 1000):3d}"
+                       for c in range(19)))
+    print(f"pass: {int(probs[361] * 1000)}")
+    return 0
+
+
 # --- parser ------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -117,6 +150,27 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--selection", required=True)
     s.set_defaults(func=cmd_select)
 
+    s = sub.add_parser("train-policy", help="train a Leela-Zero-architecture policy network on a pool")
+    s.add_argument("--pool", required=True, help="JSONL records (the data stage's training pool)")
+    s.add_argument("--out-dir", required=True, help="writes model.pt, policy.txt.gz, metrics.json")
+    s.add_argument("--blocks", type=int, default=4)
+    s.add_argument("--filters", type=int, default=32)
+    s.add_argument("--steps", type=int, default=3000)
+    s.add_argument("--batch-size", type=int, default=128)
+    s.add_argument("--lr", type=float, default=2e-3)
+    s.add_argument("--heldout-fraction", type=float, default=0.05)
+    s.add_argument("--checkpoint-every", type=int, default=500)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--threads", type=int, default=0)
+    s.add_argument("--device", default=None, help="cpu, cuda, ... (default: a GPU if there is one)")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_train_policy)
+
+    s = sub.add_parser("policy", help="print a network's policy (permille) after GTP moves, like leelaz heatmap")
+    s.add_argument("network")
+    s.add_argument("moves", nargs="*", help="GTP vertices, Black first")
+    s.add_argument("--average", action="store_true", help="average the 8 symmetries")
+    s.set_defaults(func=cmd_policy)
     return p
 
 

@@ -40,3 +40,13 @@ def data_targets():
         out += expand("data/arrangements/{dataset}/{n}m.jsonl", dataset=s, n=LENGTHS)
         out += [f"results/data/{s}/filter_report.csv", f"data/pool/{s}.jsonl"]
     return out
+
+
+def network_file(name=None):
+    """The file behind a policy name: trained-SET (ours), a key of `networks` (by URL), or a path."""
+    name = name or config["policy"]["network"]
+    if name.startswith("trained-"):
+        return f"results/networks/{name}/model.pt"
+    if name in config["networks"]:
+        return f"data/networks/{name}/{url_filename(config['networks'][name]['url'])}"
+    return name

@@ -1,0 +1,156 @@
+"""Our torch Leela Zero network against the real leelaz, the weights format, and training."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import MIRROR, OPENING, SHARED
+from leelaz_ref import heatmaps
+from moveorder import coords
+from moveorder.archives import extract_all
+from moveorder.features import board_history_planes, sequence_planes
+from moveorder.likelihood import PolicyLikelihood, load_policy
+from moveorder.networks import export_leela, load_leela, policy_probs
+from moveorder.records import write_scan
+from moveorder.train import TrainConfig, game_data, train
+
+FIXTURE = SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz"
+SECOND = ["pd", "dp", "qp", "dd", "fq", "cn", "nq", "qf", "nc", "rd", "qc", "qi", "pl", "jp", "ep", "eq",
+          "dq", "fp", "eo", "gq", "cq", "fr"]  # a second opening; its move 22 (fr) captures at fq
+
+# 24 positions: every prefix of one opening (both colours to move, history up to 8 moves back)
+# and three of another.
+POSITIONS = [OPENING[:k] for k in range(0, 21)] + [SECOND[:k] for k in (9, 16, 21)]
+
+
+def gtp(moves):
+    return [coords.to_gtp(coords.from_sgf(m)) for m in moves]
+
+
+def our_probs(net, positions, average=False):
+    out = []
+    for moves in positions:
+        seq = torch.tensor([[coords.to_lz(coords.from_sgf(m)) for m in moves] + [0]])
+        planes = sequence_planes(seq, torch.tensor([[len(moves)]])).view(1, 18, 19, 19)
+        with torch.no_grad():
+            out.append(policy_probs(net, planes, average)[0].double().numpy())
+    return out
+
+
+def assert_matches_leelaz(net, weights_path, positions, mode=""):
+    ref = heatmaps(str(weights_path), [gtp(m) for m in positions], mode)
+    ours = our_probs(net, positions, average=(mode == "average"))
+    checked = 0
+    for moves, printed, p in zip(positions, ref, ours):
+        occupied = {coords.to_lz(coords.from_sgf(m)) for m in moves}
+        for k in range(362):
+            if k in occupied:
+                assert printed[k] == 0
+                continue
+            # leelaz prints int(p * 1000): ours must truncate to the same permille.
+            assert printed[k] - 1e-3 <= p[k] * 1000 < printed[k] + 1 + 1e-3, (moves, k, printed[k], p[k])
+            checked += 1
+    return checked, ref
+
+
+def test_fixture_matches_leelaz():
+    net = load_leela(FIXTURE)
+    assert (net.blocks_n, net.filters) == (1, 8)
+    checked, _ = assert_matches_leelaz(net, FIXTURE, POSITIONS)
+    assert checked > 24 * 330
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A small network trained here on the Fox Pro2 archive from the mirror."""
+    tmp = tmp_path_factory.mktemp("train")
+    extract_all([MIRROR / "github.com/featurecat/go-dataset/raw/master/Pro/Pro2.7z"], tmp / "x")
+    counts = write_scan(tmp / "x", tmp / "pool.jsonl", tmp / "r.csv", tmp / "rej.csv")
+    assert counts["qualified"] > 100
+    cfg = TrainConfig(blocks=2, filters=16, steps=300, batch_size=64, lr=3e-3, checkpoint_every=100, seed=1,
+                      heldout_positions=3000)
+    metrics = train(tmp / "pool.jsonl", tmp / "net", cfg, device="cpu", progress=False)
+    return tmp / "net", metrics, cfg
+
+
+def test_trained_network_learns_and_exports(trained):
+    out, metrics, _ = trained
+    # Better than uniform over 362 outputs (top-1 1/362, log-likelihood -5.89), even after 300 small steps.
+    assert metrics["top1_accuracy"] > 3 / 362
+    assert metrics["mean_log_likelihood"] > math.log(1 / 362) + 0.2
+    assert json.loads((out / "metrics.json").read_text())["top1_accuracy"] == metrics["top1_accuracy"]
+    ours = load_policy(out / "model.pt")
+    exported = load_policy(out / "policy.txt.gz")
+    x = sequence_planes(torch.tensor([[coords.to_lz(coords.from_sgf(m)) for m in OPENING]]))
+    x = x.view(-1, 18, 19, 19)
+    with torch.no_grad():
+        a, b = policy_probs(ours, x), policy_probs(exported, x)
+    assert torch.allclose(a, b, atol=1e-5)
+
+
+def test_trained_network_matches_leelaz(trained):
+    out, _, _ = trained
+    net = load_policy(out / "policy.txt.gz")
+    checked, ref = assert_matches_leelaz(net, out / "policy.txt.gz", POSITIONS)
+    # The trained policy is far from flat, so the permille check has teeth.
+    assert max(int(r[:361].max()) for r in ref) >= 20
+
+
+def test_symmetry_average_matches_leelaz(trained):
+    out, _, _ = trained
+    net = load_policy(out / "policy.txt.gz")
+    assert_matches_leelaz(net, out / "policy.txt.gz", POSITIONS[5:9], mode="average")
+
+
+def test_resume_continues_from_checkpoint(trained, tmp_path):
+    out, metrics, cfg = trained
+    # Rerunning with the same config finds the final checkpoint and only evaluates.
+    again = train(out.parent / "pool.jsonl", out, cfg, device="cpu", progress=False)
+    assert again["top1_accuracy"] == metrics["top1_accuracy"]
+    other = TrainConfig(**{**cfg.__dict__, "steps": cfg.steps + 1})
+    with pytest.raises(ValueError, match="another configuration"):
+        train(out.parent / "pool.jsonl", out, other, device="cpu", progress=False)
+
+
+def test_history_planes_with_captures_match_sequence_planes():
+    """For a capture-free game both feature builders agree, position by position."""
+    from moveorder.records import read_sgf
+    from conftest import make_sgf, filler_moves
+
+    rec = read_sgf(make_sgf(filler_moves(30)).encode(), "x.sgf")
+    gd = game_data(rec)
+    seq = torch.tensor([[coords.to_lz(m) for m in rec.move_list()]])
+    ours = sequence_planes(seq)[0].numpy()
+    for i in range(30):
+        assert np.array_equal(board_history_planes(gd.boards, i, i % 2 == 0), ours[i])
+
+
+def test_capture_history_against_leelaz():
+    """After a capture, history planes still show the captured stone in earlier boards, as leelaz does."""
+    moves = ["dd", "ed", "pp", "dc", "pd", "de", "dp", "cd"]  # white captures D16 (dd) at move 8
+    net = load_leela(FIXTURE)
+    from moveorder.records import read_sgf
+    from conftest import make_sgf
+    gd = game_data(read_sgf(make_sgf(moves).encode(), "cap.sgf"))
+    assert gd.boards[-1][coords.to_flat(coords.from_sgf("dd"))] == 0
+    planes = torch.from_numpy(board_history_planes(gd.boards, len(moves), True))[None]
+    with torch.no_grad():
+        p = policy_probs(net, planes)[0].numpy()
+    printed = heatmaps(str(FIXTURE), [gtp(moves)])[0]
+    occupied = {coords.to_lz(coords.from_sgf(m)) for m in moves if m != "dd"}
+    for k in range(362):
+        if k not in occupied:
+            assert printed[k] - 1e-3 <= p[k] * 1000 < printed[k] + 1 + 1e-3
+
+
+def test_likelihood_interface_positions_subset():
+    model = PolicyLikelihood.from_file(FIXTURE, device="cpu")
+    seq = torch.tensor([[coords.to_lz(coords.from_sgf(m)) for m in OPENING]] * 2)
+    full = model.log_probs(seq)
+    part = model.log_probs(seq, torch.tensor([[3, 7], [0, 19]]))
+    assert torch.allclose(part[0], full[0, [3, 7]]) and torch.allclose(part[1], full[1, [0, 19]])
+    legal = PolicyLikelihood.from_file(FIXTURE, device="cpu", legal_only=True).log_probs(seq)
+    assert (legal[:, 1:] > full[:, 1:]).all()  # renormalising over fewer points raises each probability
