@@ -46,3 +46,28 @@ def sgf_dir(tmp_path):
     d = tmp_path / "sgf"
     d.mkdir()
     return d
+
+
+@pytest.fixture(scope="session")
+def pro2_pool(tmp_path_factory):
+    """Qualified records of the Fox Pro2 archive from the offline mirror (real games)."""
+    from moveorder.archives import extract_all
+    from moveorder.records import write_scan
+
+    tmp = tmp_path_factory.mktemp("pro2")
+    extract_all([MIRROR / "github.com/featurecat/go-dataset/raw/master/Pro/Pro2.7z"], tmp / "x")
+    counts = write_scan(tmp / "x", tmp / "pool.jsonl", tmp / "r.csv", tmp / "rej.csv")
+    assert counts["qualified"] > 100
+    return tmp / "pool.jsonl"
+
+
+@pytest.fixture(scope="session")
+def trained(pro2_pool, tmp_path_factory):
+    """A small network trained here (2 blocks x 16 filters, 300 steps) on real games."""
+    from moveorder.train import TrainConfig, train
+
+    out = tmp_path_factory.mktemp("net")
+    cfg = TrainConfig(blocks=2, filters=16, steps=300, batch_size=64, lr=3e-3, checkpoint_every=100, seed=1,
+                      heldout_positions=3000)
+    metrics = train(pro2_pool, out, cfg, device="cpu", progress=False)
+    return out, metrics, cfg

@@ -7,14 +7,12 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import MIRROR, OPENING, SHARED
+from conftest import OPENING, SHARED
 from leelaz_ref import heatmaps
 from moveorder import coords
-from moveorder.archives import extract_all
 from moveorder.features import board_history_planes, sequence_planes
 from moveorder.likelihood import PolicyLikelihood, load_policy
 from moveorder.networks import export_leela, load_leela, policy_probs
-from moveorder.records import write_scan
 from moveorder.train import TrainConfig, game_data, train
 
 FIXTURE = SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz"
@@ -63,19 +61,6 @@ def test_fixture_matches_leelaz():
     assert checked > 24 * 330
 
 
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory):
-    """A small network trained here on the Fox Pro2 archive from the mirror."""
-    tmp = tmp_path_factory.mktemp("train")
-    extract_all([MIRROR / "github.com/featurecat/go-dataset/raw/master/Pro/Pro2.7z"], tmp / "x")
-    counts = write_scan(tmp / "x", tmp / "pool.jsonl", tmp / "r.csv", tmp / "rej.csv")
-    assert counts["qualified"] > 100
-    cfg = TrainConfig(blocks=2, filters=16, steps=300, batch_size=64, lr=3e-3, checkpoint_every=100, seed=1,
-                      heldout_positions=3000)
-    metrics = train(tmp / "pool.jsonl", tmp / "net", cfg, device="cpu", progress=False)
-    return tmp / "net", metrics, cfg
-
-
 def test_trained_network_learns_and_exports(trained):
     out, metrics, _ = trained
     # Better than uniform over 362 outputs (top-1 1/362, log-likelihood -5.89), even after 300 small steps.
@@ -105,14 +90,14 @@ def test_symmetry_average_matches_leelaz(trained):
     assert_matches_leelaz(net, out / "policy.txt.gz", POSITIONS[5:9], mode="average")
 
 
-def test_resume_continues_from_checkpoint(trained, tmp_path):
+def test_resume_continues_from_checkpoint(trained, pro2_pool):
     out, metrics, cfg = trained
     # Rerunning with the same config finds the final checkpoint and only evaluates.
-    again = train(out.parent / "pool.jsonl", out, cfg, device="cpu", progress=False)
+    again = train(pro2_pool, out, cfg, device="cpu", progress=False)
     assert again["top1_accuracy"] == metrics["top1_accuracy"]
     other = TrainConfig(**{**cfg.__dict__, "steps": cfg.steps + 1})
     with pytest.raises(ValueError, match="another configuration"):
-        train(out.parent / "pool.jsonl", out, other, device="cpu", progress=False)
+        train(pro2_pool, out, other, device="cpu", progress=False)
 
 
 def test_history_planes_with_captures_match_sequence_planes():

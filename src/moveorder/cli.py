@@ -106,6 +106,97 @@ def cmd_policy(a: argparse.Namespace) -> int:
     return 0
 
 
+# --- inference ------------------------------------------------------------------
+
+def _anneal_config(a: argparse.Namespace, n: int):
+    from .annealing import AnnealConfig
+
+    iterations = a.iterations if a.iterations else (5000 if n <= 20 else 20000)
+    return AnnealConfig(iterations=iterations, trials=a.trials, init=a.init, neighbour=a.neighbour,
+                        t_start=a.t_start, t_end=a.t_end, schedule=a.schedule, seed=a.seed,
+                        cache_size=a.cache_size)
+
+
+def _scorer(a: argparse.Namespace):
+    from .annealing import PositionScorer
+    from .likelihood import PolicyLikelihood
+
+    model = PolicyLikelihood.from_file(Path(a.network), device=a.device,
+                                       average_symmetries=a.average_symmetries, legal_only=a.legal_only)
+    return PositionScorer(model, cache_size=a.cache_size)
+
+
+def cmd_infer_set(a: argparse.Namespace) -> int:
+    import json
+
+    from .arrangements import load_arrangements
+    from .inference import infer_set, load_results, write_table
+
+    arrs = load_arrangements(Path(a.arrangements))
+    if not arrs:
+        raise ValueError(f"{a.arrangements}: no arrangements")
+    cfg = _anneal_config(a, arrs[0].n)
+    stats = infer_set(Path(a.arrangements), Path(a.out), _scorer(a), cfg, chunk=a.chunk)
+    settings = (f"network {a.network}; init {cfg.init}, neighbour {cfg.neighbour}, {cfg.iterations} iterations, "
+                f"{cfg.trials} trials, T {cfg.t_start}->{cfg.t_end} ({cfg.schedule}), seed {cfg.seed}")
+    write_table(load_results(Path(a.out)), Path(a.table), Path(a.sgf_dir) if a.sgf_dir else None,
+                network=a.network, settings=settings)
+    if a.stats:
+        Path(a.stats).write_text(json.dumps(stats.__dict__ | {"settings": settings}, indent=2) + "\n")
+    return 0
+
+
+def cmd_infer(a: argparse.Namespace) -> int:
+    from . import coords
+    from .arrangements import Arrangement
+    from .inference import check_position, infer_arrangements, position_from_sgf, write_sgf
+
+    black, white = position_from_sgf(Path(a.position), a.moves)
+    check_position(black, white, a.position)
+    n = len(black) + len(white)
+    cfg = _anneal_config(a, n)
+    arr = Arrangement(id="position", set="cli", n=n, black=sorted(coords.to_sgf(p) for p in black),
+                      white=sorted(coords.to_sgf(p) for p in white), actual=[])
+    row = _infer_one(arr, cfg, a)
+    write_sgf(Path(a.output), row["inferred"],
+              f"moveorder: inferred order of play for {a.position}. LGM {row['lgm']:.4f}; "
+              f"trials {', '.join(f'{x:.4f}' for x in row['trial_lgms'])}. network {a.network}; "
+              f"{cfg.iterations} iterations x {cfg.trials} trials, init {cfg.init}, neighbour {cfg.neighbour}, "
+              f"seed {cfg.seed}")
+    print(" ".join(coords.to_gtp(coords.from_sgf(m)) for m in row["inferred"]))
+    print(f"LGM {row['lgm']:.4f}  ->  {a.output}")
+    return 0
+
+
+def _infer_one(arr, cfg, a):
+    import numpy as np
+
+    from .annealing import anneal, lgm
+    from .inference import lz_indices, sgf_points
+
+    trials = anneal(_scorer(a), [(lz_indices(arr.black), lz_indices(arr.white))], cfg)[0]
+    best = max(trials, key=lambda r: r.best_log_likelihood)
+    lgms = [lgm(r.best_log_likelihood, arr.n) for r in trials]
+    return {"inferred": sgf_points(best.best), "lgm": lgm(best.best_log_likelihood, arr.n),
+            "trial_lgms": lgms, "trial_std": float(np.std(lgms))}
+
+
+def _add_anneal_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--network", required=True, help="Leela Zero weights (.txt/.gz/.zip) or a moveorder .pt")
+    s.add_argument("--iterations", type=int, default=0, help="default: 5,000 up to 20 moves, else 20,000")
+    s.add_argument("--trials", type=int, default=5)
+    s.add_argument("--init", choices=["greedy", "random"], default="greedy")
+    s.add_argument("--neighbour", choices=["swp2", "mov2", "rot3", "mix"], default="mix")
+    s.add_argument("--t-start", type=float, default=1.0)
+    s.add_argument("--t-end", type=float, default=0.1)
+    s.add_argument("--schedule", choices=["geometric", "linear"], default="geometric")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--cache-size", type=int, default=500_000)
+    s.add_argument("--average-symmetries", action="store_true")
+    s.add_argument("--legal-only", action="store_true", help="renormalise over empty points and pass")
+    s.add_argument("--device", default=None)
+
+
 # --- parser ------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -171,6 +262,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("moves", nargs="*", help="GTP vertices, Black first")
     s.add_argument("--average", action="store_true", help="average the 8 symmetries")
     s.set_defaults(func=cmd_policy)
+    s = sub.add_parser("infer-set", help="infer the order of play for every arrangement of a file")
+    s.add_argument("--arrangements", required=True)
+    s.add_argument("--out", required=True, help="JSONL, one result per arrangement (resumed if present)")
+    s.add_argument("--table", required=True, help="CSV table")
+    s.add_argument("--sgf-dir", default="", help="write each inferred sequence as an SGF file here")
+    s.add_argument("--stats", default="", help="JSON: evaluations, cache hits, time")
+    s.add_argument("--chunk", type=int, default=20, help="arrangements per batch (and per resume unit)")
+    _add_anneal_options(s)
+    s.set_defaults(func=cmd_infer_set)
+
+    s = sub.add_parser("infer", help="infer how one position was played: SGF in, ordered SGF out")
+    s.add_argument("position", help="SGF: setup stones (AB/AW), or a game record with --moves")
+    s.add_argument("-o", "--output", required=True)
+    s.add_argument("--moves", type=int, default=None, help="take the record's position after this many moves")
+    _add_anneal_options(s)
+    s.set_defaults(func=cmd_infer)
     return p
 
 

@@ -171,7 +171,7 @@ def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = N
     ckpt = out_dir / "checkpoint.pt"
     if ckpt.exists():
         state = torch.load(ckpt, map_location=dev, weights_only=False)
-        if state["config"] != asdict(cfg):
+        if _model_settings(state["config"]) != _model_settings(asdict(cfg)):
             raise ValueError(f"{ckpt}: checkpoint was made with another configuration; remove it to start over")
         net.load_state_dict(state["model"])
         opt.load_state_dict(state["optimizer"])
@@ -227,6 +227,11 @@ def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = N
     log.info("held-out: top-1 %.3f, mean log-likelihood %.3f over %d positions",
              metrics["top1_accuracy"], metrics["mean_log_likelihood"], metrics["positions"])
     return metrics
+
+
+def _model_settings(cfg: dict) -> dict:
+    """The settings a checkpoint must agree on to be resumed (threads and checkpoint cadence may change)."""
+    return {k: v for k, v in cfg.items() if k not in ("threads", "checkpoint_every")}
 
 
 def load_checkpoint(path: Path) -> LeelaNet:
