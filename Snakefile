@@ -19,14 +19,23 @@ include: "workflow/rules/common.smk"
 wildcard_constraints:
     dataset="|".join(DATASETS),
     n=r"\d+",
+    network=r"[^/]+",
+    iterations=r"\d+",
+    trials=r"\d+",
+    init="greedy|random",
+    neighbour="swp2|mov2|rot3|mix",
+    t_start=r"[0-9.]+",
+    t_end=r"[0-9.]+",
 
 
 include: "workflow/rules/data.smk"
 include: "workflow/rules/networks.smk"
+include: "workflow/rules/inference.smk"
 
 
 rule all:
     input:
         data_targets(),
         expand("results/networks/trained-{dataset}/metrics.json", dataset=config["training"]["sets"]),
+        inference_targets(),
     default_target: True

@@ -42,11 +42,53 @@ def data_targets():
     return out
 
 
-def network_file(name=None):
-    """The file behind a policy name: trained-SET (ours), a key of `networks` (by URL), or a path."""
-    name = name or config["policy"]["network"]
-    if name.startswith("trained-"):
-        return f"results/networks/{name}/model.pt"
-    if name in config["networks"]:
-        return f"data/networks/{name}/{url_filename(config['networks'][name]['url'])}"
-    return name
+def network_key(spec):
+    """A policy as named in config -> the name its runs are filed under (no slashes)."""
+    if spec.startswith("trained-") or spec in config["networks"]:
+        return spec
+    return "file-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(spec).name)
+
+
+def network_file(key):
+    """The file behind a network key: trained-SET (ours), a key of `networks` (by URL), or a user's file."""
+    if key.startswith("trained-"):
+        return f"results/networks/{key}/model.pt"
+    if key in config["networks"]:
+        return f"data/networks/{key}/{url_filename(config['networks'][key]['url'])}"
+    for spec in [config["policy"]["network"], *config.get("extra_networks", [])]:
+        if network_key(spec) == key:
+            return spec
+    raise ValueError(f"no network known as {key!r}")
+
+
+# One inference run = a network and the annealing settings; its folder is named by them.
+RUN_NAME = "{network}/{init}-{neighbour}-it{iterations}-tr{trials}-T{t_start}-{t_end}"
+RUN_DIR = f"results/inferred/{RUN_NAME}"
+
+
+def iterations_for(n):
+    """The paper's iterations for a length: 5,000 for 20 moves, 20,000 for 40 (config maps them)."""
+    table = {int(k): int(v) for k, v in config["inference"]["iterations"].items()}
+    if n in table:
+        return table[n]
+    known = sorted(table)
+    return table[min(known, key=lambda k: (abs(k - n), k))]  # the nearest length's setting
+
+
+def main_run(**overrides):
+    """The main experiment's run parameters (the paper's, from config), with any overrides."""
+    inf = config["inference"]
+    run = {"network": network_key(config["policy"]["network"]), "init": inf["init"], "neighbour": inf["neighbour"],
+           "trials": inf["trials"], "t_start": inf["t_start"], "t_end": inf["t_end"], "iterations": None}
+    run.update(overrides)
+    return run
+
+
+def run_path(run, dataset, n, suffix):
+    it = run["iterations"] or iterations_for(int(n))
+    name = RUN_NAME.format(**{**run, "iterations": it})
+    return f"results/inferred/{name}/{dataset}/{n}m{suffix}"
+
+
+def inference_targets():
+    return [run_path(main_run(), s, n, ".csv") for s in config["sets"] for n in LENGTHS]

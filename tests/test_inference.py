@@ -1,0 +1,92 @@
+"""Inference outputs: a whole set (resumable), and the one-position command line tool."""
+
+import json
+
+import pytest
+from sgfmill import sgf
+
+from conftest import OPENING, SHARED, make_sgf
+from moveorder import cli
+from moveorder.annealing import AnnealConfig, PositionScorer
+from moveorder.arrangements import clip, write_jsonl
+from moveorder.inference import infer_set, load_results, write_table
+from moveorder.likelihood import PolicyLikelihood
+from moveorder.records import load_records
+
+FIXTURE = str(SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz")
+
+
+def test_infer_set_resumes_and_matches_a_full_run(tmp_path, pro2_pool):
+    arrs = [clip(r, 12, "pro") for r in load_records(pro2_pool)[:5]]
+    write_jsonl(tmp_path / "12m.jsonl", arrs)
+    cfg = AnnealConfig(iterations=60, trials=2, seed=4)
+    model = PolicyLikelihood.from_file(FIXTURE, device="cpu")
+    full = tmp_path / "full.jsonl"
+    infer_set(tmp_path / "12m.jsonl", full, PositionScorer(model), cfg, chunk=2)
+    lines = full.read_text().splitlines()
+    assert len(lines) == 5
+    # A job killed after two arrangements, half-way through writing the third line.
+    part = tmp_path / "part.jsonl"
+    part.write_text("\n".join(lines[:2]) + "\n" + lines[2][:30])
+    scorer = PositionScorer(model)
+    infer_set(tmp_path / "12m.jsonl", part, scorer, cfg, chunk=2)
+    assert part.read_text().splitlines() == lines
+    assert scorer.requests > 0  # it did the missing three ...
+    again = PositionScorer(model)
+    infer_set(tmp_path / "12m.jsonl", part, again, cfg, chunk=2)
+    assert again.requests == 0  # ... and a finished file is left alone
+    rows = load_results(full)
+    for r, a in zip(rows, arrs):
+        assert sorted(r["inferred"][0::2]) == a.black and sorted(r["inferred"][1::2]) == a.white
+        assert r["lgm"] == pytest.approx(max(r["trial_lgms"]))
+        assert r["exact_match"] == (r["inferred"] == a.actual)
+        assert r["matching_prefix"] <= r["matching_moves"] <= 12
+    df = write_table(rows, tmp_path / "t.csv", tmp_path / "sgf", network="fixture")
+    assert len(df) == 5 and (tmp_path / "sgf" / f"{rows[0]['id']}.sgf").exists()
+
+
+def run_cli(*args):
+    return cli.main(["infer", *args, "--network", FIXTURE, "--iterations", "40", "--trials", "2"])
+
+
+def test_one_position_from_setup_stones(tmp_path, capsys):
+    black, white = sorted(OPENING[0::2]), sorted(OPENING[1::2])
+    pos = tmp_path / "pos.sgf"
+    pos.write_text(f"(;GM[1]FF[4]SZ[19]AB{''.join(f'[{p}]' for p in black)}AW{''.join(f'[{p}]' for p in white)})")
+    out = tmp_path / "ordered.sgf"
+    assert run_cli(str(pos), "-o", str(out)) == 0
+    game = sgf.Sgf_game.from_bytes(out.read_bytes())
+    moves = [n.get_move() for n in game.get_main_sequence()[1:]]
+    assert [c for c, _ in moves] == ["b", "w"] * 10
+    # sgfmill counts rows from the bottom: back to SGF points.
+    played = [f"{'abcdefghijklmnopqrs'[col]}{'abcdefghijklmnopqrs'[18 - row]}" for _, (row, col) in moves]
+    assert sorted(played[0::2]) == black and sorted(played[1::2]) == white
+    assert "LGM" in game.get_root().get("C")
+    assert "LGM" in capsys.readouterr().out
+
+
+def test_one_position_from_a_record_after_n_moves(tmp_path):
+    rec = tmp_path / "game.sgf"
+    rec.write_text(make_sgf(OPENING))
+    out = tmp_path / "o.sgf"
+    assert run_cli(str(rec), "--moves", "9", "-o", str(out)) == 0
+    game = sgf.Sgf_game.from_bytes(out.read_bytes())
+    assert len(game.get_main_sequence()) == 10
+
+
+@pytest.mark.parametrize("content, message", [
+    ("(;GM[1]SZ[19]AB[aa][bb][cc])", "3 black and 0 white"),
+    ("(;GM[1]SZ[19]AB[aa][pp]AW[ba][ab])", "without liberties"),
+])
+def test_bad_positions_get_clear_errors(tmp_path, caplog, content, message):
+    pos = tmp_path / "bad.sgf"
+    pos.write_text(content)
+    assert run_cli(str(pos), "-o", str(tmp_path / "o.sgf")) == 2
+    assert message in caplog.text and "bad.sgf" in caplog.text
+
+
+def test_record_with_capture_is_refused(tmp_path, caplog):
+    rec = tmp_path / "cap.sgf"
+    rec.write_text(make_sgf(["dd", "ed", "pp", "dc", "pd", "de", "dp", "cd"]))
+    assert run_cli(str(rec), "--moves", "8", "-o", str(tmp_path / "o.sgf")) == 2
+    assert "captures" in caplog.text
