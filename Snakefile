@@ -31,6 +31,7 @@ wildcard_constraints:
 include: "workflow/rules/data.smk"
 include: "workflow/rules/networks.smk"
 include: "workflow/rules/inference.smk"
+include: "workflow/rules/scoring.smk"
 
 
 rule all:
@@ -38,4 +39,5 @@ rule all:
         data_targets(),
         expand("results/networks/trained-{dataset}/metrics.json", dataset=config["training"]["sets"]),
         inference_targets(),
+        scoring_targets(),
     default_target: True

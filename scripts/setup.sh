@@ -19,4 +19,14 @@ PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e ".[test]"
+# The real KataGo (from the katrain wheel on PyPI) and KataGo's small test network, for the tests
+# and CPU runs. The network comes through the pipeline's own download step: from the offline
+# mirror when one is given (MOVEORDER_MIRROR, or ../shared/data/mirror beside this checkout).
+[ -x tools/katago/bin/katago ] || .venv/bin/moveorder install-katago --dest tools/katago
+MIRROR=${MOVEORDER_MIRROR:-}
+[ -n "$MIRROR" ] || { [ -d ../shared/data/mirror ] && MIRROR=../shared/data/mirror; } || true
+.venv/bin/moveorder download --quiet \
+  --url https://github.com/lightvector/KataGo/raw/master/cpp/tests/models/g170-b6c96-s175395328-d26788732.bin.gz \
+  --sha256 f5d32604e3675c480c7c8f6aa579a1ea857135628a0afccc8fa56330fbacd38d \
+  --dest tools/katago/models/g170-b6c96-s175395328-d26788732.bin.gz ${MIRROR:+--mirror "$MIRROR"}
 echo "setup: done. Activate with: source .venv/bin/activate"

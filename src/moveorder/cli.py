@@ -197,6 +197,38 @@ def _add_anneal_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--device", default=None)
 
 
+# --- KataGo -------------------------------------------------------------------------
+
+def cmd_install_katago(a: argparse.Namespace) -> int:
+    from .katago_install import install_from_katrain, link_user_binary
+
+    if a.binary:
+        link_user_binary(Path(a.binary), Path(a.dest))
+    else:
+        install_from_katrain(Path(a.dest), Path(a.wheel) if a.wheel else None)
+    return 0
+
+
+def cmd_score(a: argparse.Namespace) -> int:
+    from .inference import load_results
+    from .katago import AnalysisCache, KataGoEngine, analysis_config, default_env
+    from .scoring import score_results, write_scores
+
+    results = load_results(Path(a.results))
+    cfg = analysis_config(Path(a.work_dir) / "analysis.cfg", Path(a.tuner) if a.tuner else None,
+                          threads=a.threads)
+    settings = {"katago_model": Path(a.model).name, "visits": a.visits, "rules": a.rules,
+                "delta_max": a.delta_max, "clamp": a.clamp}
+    with KataGoEngine.for_model(Path(a.katago), Path(a.model), cfg, stderr_log=Path(a.work_dir) / "stderr.log",
+                                timeout=a.timeout, env=default_env()) as engine:
+        out = score_results(results, engine, AnalysisCache(Path(a.cache) if a.cache else None), a.visits,
+                            a.model, rules=a.rules, default_komi=a.komi, delta_max=a.delta_max, clamp=a.clamp)
+    write_scores(out, Path(a.table), Path(a.moves_table), Path(a.stats) if a.stats else None, settings)
+    log.info("%d positions, %d distinct, %d analysed in %.1f s", out["positions"], out["unique"],
+             out["analysed"], out["seconds"])
+    return 0
+
+
 # --- parser ------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -278,6 +310,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--moves", type=int, default=None, help="take the record's position after this many moves")
     _add_anneal_options(s)
     s.set_defaults(func=cmd_infer)
+    s = sub.add_parser("install-katago", help="install KataGo (from the katrain wheel, or a binary you have)")
+    s.add_argument("--dest", required=True, help="folder; writes DEST/bin/katago, models/, opencl-tune.txt")
+    s.add_argument("--binary", default="", help="use this KataGo binary instead of the katrain wheel's")
+    s.add_argument("--wheel", default="", help="a katrain-1.20.0 wheel already downloaded")
+    s.set_defaults(func=cmd_install_katago)
+    s = sub.add_parser("score", help="KataGo losses of the actual and inferred sequences of an inference result")
+    s.add_argument("--results", required=True, help="JSONL from infer-set")
+    s.add_argument("--katago", required=True, help="KataGo binary (or the installed wrapper)")
+    s.add_argument("--model", required=True)
+    s.add_argument("--tuner", default="", help="OpenCL tuning file (skips KataGo's autotuning)")
+    s.add_argument("--visits", type=int, default=16)
+    s.add_argument("--rules", default="chinese")
+    s.add_argument("--komi", type=float, default=7.5, help="komi when a record gives none")
+    s.add_argument("--delta-max", choices=["best_move", "root"], default="best_move")
+    s.add_argument("--clamp", action="store_true", help="clamp each move's loss at zero")
+    s.add_argument("--threads", type=int, default=2)
+    s.add_argument("--timeout", type=float, default=600)
+    s.add_argument("--cache", default="", help="JSONL cache of finished analyses (shared between runs)")
+    s.add_argument("--work-dir", required=True, help="for the engine's config and stderr log")
+    s.add_argument("--table", required=True)
+    s.add_argument("--moves-table", required=True)
+    s.add_argument("--stats", default="")
+    s.set_defaults(func=cmd_score)
     return p
 
 

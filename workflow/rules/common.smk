@@ -1,5 +1,6 @@
 # Helpers shared by every stage: config checks, path builders, wildcard constraints.
 # Rules run `moveorder VERB`: from the activated venv (README) or a rule's conda env.
+import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -84,11 +85,44 @@ def main_run(**overrides):
     return run
 
 
+def run_name(run, n):
+    return RUN_NAME.format(**{**run, "iterations": run["iterations"] or iterations_for(int(n))})
+
+
 def run_path(run, dataset, n, suffix):
-    it = run["iterations"] or iterations_for(int(n))
-    name = RUN_NAME.format(**{**run, "iterations": it})
-    return f"results/inferred/{name}/{dataset}/{n}m{suffix}"
+    return os.path.join("results", "inferred", run_name(run, n), dataset, f"{n}m{suffix}")
 
 
 def inference_targets():
     return [run_path(main_run(), s, n, ".csv") for s in config["sets"] for n in LENGTHS]
+
+
+# KataGo: the model scoring sequences, and the folder its results go to.
+def katago_model_file():
+    spec = config["katago"]["model"]
+    models = config["katago"]["models"]
+    if spec in models:
+        m = models[spec]
+        if m.get("from_wheel"):
+            return "tools/katago/models/b10c384h6nbttflrs.bin.gz"
+        return f"tools/katago/models/{url_filename(m['url'])}"
+    return spec
+
+
+def katago_model_spec(model_file):
+    for m in config["katago"]["models"].values():
+        if m.get("url") and url_filename(m["url"]) == model_file:
+            return {"url": m["url"], "sha256": m.get("sha256") or ""}
+    raise ValueError(f"no KataGo model in config downloads as {model_file!r}")
+
+
+KATAGO_TAG = f"{Path(katago_model_file()).name.split('.')[0]}-v{config['katago']['visits']}"
+SCORE_DIR = f"results/scored/{RUN_NAME}/{KATAGO_TAG}"
+
+
+def score_path(run, dataset, n, suffix=".csv"):
+    return os.path.join("results", "scored", run_name(run, n), KATAGO_TAG, dataset, f"{n}m{suffix}")
+
+
+def scoring_targets():
+    return [score_path(main_run(), s, n) for s in config["sets"] for n in LENGTHS]

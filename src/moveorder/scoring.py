@@ -1,0 +1,98 @@
+"""Scoring actual and inferred sequences with KataGo: queries, deduplication, losses, tables.
+
+For every arrangement of an inference result file, both sequences (actual
+and inferred) need the analyses of positions ``0 .. n`` (position ``t`` =
+after ``t`` moves).  Positions are keyed by their moves, komi, rules, visits
+and model (:func:`moveorder.katago.position_key`), so a prefix shared by the
+two sequences, or anything already in the cache, is analysed once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import pandas as pd
+
+from . import coords
+from .katago import AnalysisCache, KataGoEngine, position_key
+from .loss import compact_analysis, move_losses, sequence_loss
+
+log = logging.getLogger(__name__)
+
+
+def gtp_moves(points: List[str]) -> List[List[str]]:
+    return [["B" if i % 2 == 0 else "W", coords.to_gtp(coords.from_sgf(p))] for i, p in enumerate(points)]
+
+
+def score_results(results: List[Dict], engine: KataGoEngine, cache: AnalysisCache, visits: int, model: str,
+                  rules: str = "chinese", default_komi: float = 7.5, delta_max: str = "best_move",
+                  clamp: bool = False) -> Dict[str, object]:
+    """Losses of the actual and inferred sequence of every result row.
+
+    Returns ``{"rows": per-arrangement dicts, "moves": per-move dicts,
+    "positions": positions needed, "unique": distinct positions,
+    "analysed": positions sent to KataGo, "seconds": time in KataGo}``.
+    """
+    needed: Dict[str, tuple] = {}  # position key -> (query id, turn)
+    queries: Dict[str, dict] = {}
+    plan = []
+    total = 0
+    for r in results:
+        komi = r.get("komi")
+        komi = default_komi if komi is None else float(komi)
+        for which in ("actual", "inferred"):
+            moves = gtp_moves(r[which])
+            keys = [position_key(moves, t, komi, rules, visits, model) for t in range(len(moves) + 1)]
+            total += len(keys)
+            plan.append((r, which, keys))
+            qid = f"{r['id']}-{which}"
+            turns = []
+            for t, k in enumerate(keys):
+                if cache.get(k) is None and k not in needed:
+                    needed[k] = (qid, t)
+                    turns.append(t)
+            if turns:
+                queries[qid] = {"id": qid, "moves": moves, "rules": rules, "komi": komi, "boardXSize": 19,
+                                "boardYSize": 19, "analyzeTurns": turns, "maxVisits": visits}
+    by_turn = {v: k for k, v in needed.items()}
+    log.info("%d positions needed, %d distinct, %d to analyse", total, len({k for _, _, ks in plan for k in ks}),
+             len(needed))
+
+    def store(qid, turn, reply):
+        cache.put(by_turn[(qid, turn)], compact_analysis(reply))
+
+    t0 = time.time()
+    engine.analyze(queries.values(), on_result=store)
+    seconds = time.time() - t0
+    rows: Dict[str, Dict] = {}
+    move_rows = []
+    for r, which, keys in plan:
+        analyses = [cache.get(k) for k in keys]
+        per_move = move_losses(analyses[:-1], analyses[1:], delta_max=delta_max, clamp=clamp)
+        row = rows.setdefault(r["id"], {"set": r["set"], "n": r["n"], "id": r["id"], "lgm": r["lgm"],
+                                        "actual_lgm": r["actual_lgm"], "exact_match": r["exact_match"],
+                                        "lgm_ratio": r["lgm"] / r["actual_lgm"]})
+        row[f"loss_{which}"] = sequence_loss(per_move)
+        for i, (m, pm) in enumerate(zip(r[which], per_move), start=1):
+            move_rows.append({"id": r["id"], "sequence": which, "move_number": i,
+                              "move": coords.to_gtp(coords.from_sgf(m)), **pm})
+    return {"rows": list(rows.values()), "moves": move_rows, "positions": total,
+            "unique": len({k for _, _, ks in plan for k in ks}), "analysed": len(needed), "seconds": seconds}
+
+
+def write_scores(out: Dict[str, object], table: Path, moves_table: Path, stats: Optional[Path],
+                 settings: Dict[str, object]) -> pd.DataFrame:
+    df = pd.DataFrame(out["rows"])
+    for k, v in settings.items():
+        df[k] = v
+    Path(table).parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(table, index=False)
+    pd.DataFrame(out["moves"]).to_csv(moves_table, index=False)
+    if stats:
+        Path(stats).write_text(json.dumps({k: out[k] for k in ("positions", "unique", "analysed", "seconds")}
+                                          | {"settings": settings}, indent=2) + "\n")
+    return df

@@ -1,0 +1,27 @@
+"""A stand-in for `katago analysis` for protocol-layer tests only: it answers out of order, warns,
+errors on request, can die once, or stay silent. The real engine is tested in test_katago.py."""
+
+import json
+import os
+import sys
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "normal"
+marker = sys.argv[2] if len(sys.argv) > 2 else ""
+pending = []
+for line in sys.stdin:
+    q = json.loads(line)
+    if mode == "silent":
+        continue
+    if q["id"] == "bad":
+        print(json.dumps({"id": "bad", "error": "Could not parse komi", "field": "komi"}), flush=True)
+        continue
+    if q["id"] == "warn":
+        print(json.dumps({"id": "warn", "warning": "Unexpected field", "field": "foo"}), flush=True)
+    if mode == "die-once" and not os.path.exists(marker):
+        open(marker, "w").close()
+        t = q["analyzeTurns"][0]
+        print(json.dumps({"id": q["id"], "turnNumber": t, "rootInfo": {"scoreLead": float(t)}}), flush=True)
+        os._exit(3)
+    for t in reversed(q["analyzeTurns"]):  # out of order on purpose
+        print(json.dumps({"id": q["id"], "turnNumber": t, "rootInfo": {"scoreLead": float(t)},
+                          "moveInfos": [{"move": "D4", "scoreLead": float(t) + 1, "order": 0}]}), flush=True)

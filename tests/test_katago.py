@@ -1,0 +1,139 @@
+"""KataGo: the real engine (installed by scripts/setup.sh), the client's protocol handling, and the loss."""
+
+import math
+import os
+import signal
+import sys
+import threading
+
+import pytest
+
+from conftest import REPO
+from moveorder.katago import AnalysisCache, KataGoEngine, KataGoError, analysis_config, default_env
+from moveorder.loss import compact_analysis, move_losses, sequence_loss
+from moveorder.scoring import score_results
+
+KATAGO = REPO / "tools/katago/bin/katago"
+TUNER = REPO / "tools/katago/opencl-tune.txt"
+SMALL = REPO / "tools/katago/models/g170-b6c96-s175395328-d26788732.bin.gz"
+FAKE = [sys.executable, str(REPO / "tests/fake_katago.py")]
+
+
+def query(qid, moves, turns, visits=8, **kw):
+    return {"id": qid, "moves": moves, "rules": "chinese", "komi": 7.5, "boardXSize": 19, "boardYSize": 19,
+            "analyzeTurns": list(turns), "maxVisits": visits, **kw}
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    assert KATAGO.exists() and SMALL.exists(), "run scripts/setup.sh: it installs KataGo into tools/katago"
+    tmp = tmp_path_factory.mktemp("katago")
+    cfg = analysis_config(tmp / "analysis.cfg", TUNER, threads=2)
+    with KataGoEngine.for_model(KATAGO, SMALL, cfg, stderr_log=tmp / "stderr.log", env=default_env()) as eng:
+        yield eng
+
+
+def test_real_engine_policy_and_score_leads(engine):
+    moves = [["B", "Q16"], ["W", "D4"], ["B", "Q4"], ["W", "D16"]]
+    res = engine.analyze([query("open", moves, range(5), includePolicy=True)])
+    assert sorted(t for _, t in res) == [0, 1, 2, 3, 4]
+    for (_, t), r in res.items():
+        legal = [p for p in r["policy"] if p >= 0]
+        assert len(r["policy"]) == 362 and len(legal) == 362 - t
+        assert math.isclose(sum(legal), 1.0, abs_tol=1e-3)
+        assert math.isfinite(r["rootInfo"]["scoreLead"])
+    # Policy index 0 is the top-left point (A19): KataGo's policy runs from the top row.
+    assert res[("open", 4)]["policy"][3 * 19 + 15] == -1  # Q16 is occupied
+    # Black gets five free stones while White passes: Black leads by far. With the side to move
+    # reported, the lead flips sign between Black's turn and White's.
+    lopsided = [["B", "Q16"], ["W", "pass"], ["B", "D4"], ["W", "pass"], ["B", "Q4"], ["W", "pass"],
+                ["B", "D16"], ["W", "pass"], ["B", "K10"]]
+    res = engine.analyze([query("lop", lopsided, [8, 9])])
+    assert res[("lop", 8)]["rootInfo"]["scoreLead"] > 10   # Black to move
+    assert res[("lop", 9)]["rootInfo"]["scoreLead"] < -10  # White to move
+
+
+def test_killed_engine_is_restarted_and_every_turn_answered_once(engine):
+    moves = [["B", "Q16"], ["W", "D4"], ["B", "Q4"], ["W", "D16"], ["B", "C3"], ["W", "C4"]] * 2
+    moves = [[c, m] for c, m in moves[:6]] + [["B", "R10"], ["W", "C10"], ["B", "K16"], ["W", "K4"]]
+    seen = []
+    killed = threading.Event()
+
+    def on_result(qid, turn, reply):
+        seen.append((qid, turn))
+        if not killed.is_set():
+            killed.set()
+            os.kill(engine.proc.pid, signal.SIGKILL)
+
+    before = engine.restarts
+    res = engine.analyze([query("k", moves, range(11), visits=16)], on_result=on_result)
+    assert engine.restarts == before + 1
+    assert sorted(t for _, t in res) == list(range(11))
+    assert sorted(seen) == sorted(set(seen)) and len(seen) == 11
+
+
+def test_scoring_dedupes_shared_prefixes_and_uses_cache(engine, tmp_path):
+    actual = ["pd", "dp", "qp", "dd", "oc", "qj"]
+    inferred = ["pd", "dp", "qp", "dd", "qj", "oc"]  # same first four moves
+    rows = [{"id": "g1", "set": "t", "n": 6, "actual": actual, "inferred": inferred, "lgm": 0.2,
+             "actual_lgm": 0.1, "exact_match": False, "komi": 7.5}]
+    cache = AnalysisCache(tmp_path / "cache.jsonl")
+    out = score_results(rows, engine, cache, visits=8, model=str(SMALL))
+    assert out["positions"] == 14 and out["unique"] == 14 - 5 and out["analysed"] == 9
+    row = out["rows"][0]
+    assert math.isfinite(row["loss_actual"]) and math.isfinite(row["loss_inferred"])
+    assert len(out["moves"]) == 12
+    again = score_results(rows, engine, AnalysisCache(tmp_path / "cache.jsonl"), visits=8, model=str(SMALL))
+    assert again["analysed"] == 0 and again["rows"] == out["rows"]
+
+
+# --- the protocol layer, against a stand-in process -----------------------------------
+
+def fake(mode, *extra, timeout=30.0):
+    return KataGoEngine(FAKE + [mode, *map(str, extra)], timeout=timeout)
+
+
+def test_out_of_order_replies_and_warnings(caplog):
+    with fake("normal") as eng:
+        res = eng.analyze([query("a", [], [0, 1, 2]), query("warn", [], [5])])
+    assert sorted(res) == [("a", 0), ("a", 1), ("a", 2), ("warn", 5)]
+    assert "Unexpected field" in caplog.text and "'warn'" in caplog.text
+
+
+def test_error_reply_names_the_query():
+    with fake("normal") as eng, pytest.raises(KataGoError, match=r"'bad'.*komi"):
+        eng.analyze([query("bad", [], [0])])
+
+
+def test_timeout_without_replies():
+    with fake("silent", timeout=1.5) as eng, pytest.raises(KataGoError, match="no reply"):
+        eng.analyze([query("a", [], [0])])
+
+
+def test_death_restart_resends_only_missing(tmp_path):
+    with fake("die-once", tmp_path / "died") as eng:
+        res = eng.analyze([query("a", [], [0, 1, 2, 3])])
+    assert eng.restarts == 1 and sorted(t for _, t in res) == [0, 1, 2, 3]
+    assert eng.sent_queries == 2
+
+
+# --- the paper's loss ----------------------------------------------------------------
+
+def test_move_losses_perspective_and_options():
+    # Before each move: the best lead available to the mover; after: the opponent's root lead.
+    before = [{"best_lead": 2.0, "root_lead": 1.5}, {"best_lead": -1.0, "root_lead": -1.2}]
+    after = [{"root_lead": -1.0}, {"root_lead": 2.0}]
+    rows = move_losses(before, after)
+    assert [r["loss"] for r in rows] == [1.0, 1.0]  # 2 - 1 ; -1 - (-2)
+    assert sequence_loss(rows) == 1.0
+    assert [r["loss"] for r in move_losses(before, after, delta_max="root")] == [0.5, pytest.approx(0.8)]
+    better = [{"root_lead": -3.0}, {"root_lead": 2.0}]  # the move beats the "best" estimate
+    assert move_losses(before, better)[0]["loss"] == -1.0
+    assert move_losses(before, better, clamp=True)[0]["loss"] == 0.0
+
+
+def test_compact_analysis_takes_max_lead_among_moves():
+    reply = {"rootInfo": {"scoreLead": 1.0, "visits": 9, "winrate": 0.6},
+             "moveInfos": [{"move": "D4", "scoreLead": 1.2, "order": 0}, {"move": "Q16", "scoreLead": 1.5, "order": 1}]}
+    c = compact_analysis(reply)
+    assert c["best_lead"] == 1.5 and c["root_lead"] == 1.0 and c["best_move"] == "D4"

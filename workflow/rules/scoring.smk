@@ -1,0 +1,69 @@
+# Scoring stage: install the real KataGo, then the paper's territory loss of every actual and
+# inferred sequence.
+
+
+rule install_katago:
+    output:
+        binary="tools/katago/bin/katago",
+        tuner="tools/katago/opencl-tune.txt",
+        wheel_model="tools/katago/models/b10c384h6nbttflrs.bin.gz",
+    params:
+        binary=config["katago"].get("binary") or "",
+    conda:
+        "../../envs/moveorder.yaml"
+    log:
+        "logs/katago/install.log",
+    shell:
+        "moveorder install-katago --dest tools/katago "
+        "$([ -n '{params.binary}' ] && echo --binary '{params.binary}') > {log:q} 2>&1"
+
+
+rule katago_model:
+    output:
+        "tools/katago/models/{model_file}",
+    params:
+        spec=lambda w: katago_model_spec(w.model_file),
+        mirror=mirror_option(),
+    conda:
+        "../../envs/moveorder.yaml"
+    log:
+        "logs/katago/model-{model_file}.log",
+    shell:
+        "moveorder download --url {params.spec[url]:q} --dest {output:q} "
+        "--sha256 '{params.spec[sha256]}' {params.mirror} --quiet > {log:q} 2>&1"
+
+
+ruleorder: install_katago > katago_model
+
+
+rule score:
+    input:
+        results=f"{RUN_DIR}/{{dataset}}/{{n}}m.jsonl",
+        katago="tools/katago/bin/katago",
+        tuner="tools/katago/opencl-tune.txt",
+        model=katago_model_file(),
+    output:
+        table=f"{SCORE_DIR}/{{dataset}}/{{n}}m.csv",
+        moves=f"{SCORE_DIR}/{{dataset}}/{{n}}m-moves.csv",
+        stats=f"{SCORE_DIR}/{{dataset}}/{{n}}m-stats.json",
+    params:
+        k=config["katago"],
+        komi=lambda w: config["datasets"][w.dataset].get("komi", config["katago"]["komi"]),
+        rules=lambda w: config["datasets"][w.dataset].get("rules", config["katago"]["rules"]),
+        work=lambda w, output: os.path.join(os.path.dirname(output.table), f"katago-{w.n}m"),
+        clamp="--clamp" if config["katago"]["clamp"] else "",
+        cache=f"data/katago-cache/{KATAGO_TAG}.jsonl",
+    threads: config["katago"]["threads"]
+    resources:
+        runtime=config["katago"]["runtime_minutes"],
+        mem_mb=8000,
+    conda:
+        "../../envs/moveorder.yaml"
+    log:
+        f"logs/scoring/{RUN_NAME}/{KATAGO_TAG}/{{dataset}}-{{n}}m.log",
+    shell:
+        "moveorder score --results {input.results:q} --katago {input.katago:q} --model {input.model:q} "
+        "--tuner {input.tuner:q} --visits {params.k[visits]} --rules {params.rules} --komi {params.komi} "
+        "--delta-max {params.k[delta_max]} {params.clamp} --threads {threads} "
+        "--cache {params.cache:q} --work-dir {params.work:q} "
+        "--table {output.table:q} --moves-table {output.moves:q} --stats {output.stats:q} > {log:q} 2>&1"
