@@ -7,6 +7,9 @@ from snakemake.utils import min_version, validate
 min_version("9.0")
 
 
+report: "workflow/report/workflow.rst"
+
+
 configfile: os.path.join(workflow.basedir, "config/config.yaml")
 
 
@@ -32,6 +35,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/networks.smk"
 include: "workflow/rules/inference.smk"
 include: "workflow/rules/scoring.smk"
+include: "workflow/rules/figures.smk"
 
 
 rule all:
@@ -40,4 +44,6 @@ rule all:
         expand("results/networks/trained-{dataset}/metrics.json", dataset=config["training"]["sets"]),
         inference_targets(),
         scoring_targets(),
+        "results/summary.md",
+        "results/paper_comparison.md",
     default_target: True

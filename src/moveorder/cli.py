@@ -229,6 +229,18 @@ def cmd_score(a: argparse.Namespace) -> int:
     return 0
 
 
+# --- figures and tables ---------------------------------------------------------------
+
+def cmd_report(a: argparse.Namespace) -> int:
+    from .report import make_report
+
+    entries = [(s, int(n), Path(i), Path(c)) for s, n, i, c in a.entry]
+    datasets = dict(kv.split("=", 1) for kv in a.dataset)
+    make_report(entries, Path(a.paper), Path(a.out_dir), Path(a.figures), a.network, datasets, a.note,
+                a.examples)
+    return 0
+
+
 # --- parser ------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -333,6 +345,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--moves-table", required=True)
     s.add_argument("--stats", default="")
     s.set_defaults(func=cmd_score)
+    s = sub.add_parser("report", help="summary tables, the paper comparison and every figure of a run")
+    s.add_argument("--entry", nargs=4, action="append", required=True,
+                   metavar=("SET", "N", "INFERRED_CSV", "SCORED_CSV"))
+    s.add_argument("--paper", required=True, help="the paper's published numbers (config/paper_results.yaml)")
+    s.add_argument("--out-dir", required=True, help="summary.csv/.md, paper_comparison.csv/.md")
+    s.add_argument("--figures", required=True)
+    s.add_argument("--network", default="")
+    s.add_argument("--dataset", nargs="*", default=[], help="SET=description pairs for the tables")
+    s.add_argument("--note", default="", help="a line naming the configuration, printed under figures")
+    s.add_argument("--examples", type=int, default=3)
+    s.set_defaults(func=cmd_report)
     return p
 
 

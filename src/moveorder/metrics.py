@@ -1,0 +1,59 @@
+"""The paper's numbers, from tables of per-arrangement results (pure functions).
+
+* :func:`slope_through_origin`: least-squares slope of ``y = a x`` (the paper's regression lines,
+  intercept fixed at 0): ``a = sum(x y) / sum(x x)``.
+* :func:`share_on_or_above`: share of points with ``y >= x``; ties count, as the paper's "on or
+  above" says, with a relative tolerance so that an exact match whose two likelihoods were summed
+  in different orders still counts as on the line.
+* :func:`summarize`: one row of the summary table for a set and length.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import numpy as np
+import pandas as pd
+
+TIE_RTOL = 1e-9
+
+
+def slope_through_origin(x, y) -> float:
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(x) == 0 or not np.any(x):
+        raise ValueError("need at least one non-zero x for a slope")
+    return float(np.dot(x, y) / np.dot(x, x))
+
+
+def share_on_or_above(x, y, rtol: float = TIE_RTOL) -> float:
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return float(np.mean(y >= x - rtol * np.abs(x)))
+
+
+def summarize(inferred: pd.DataFrame, scored: Optional[pd.DataFrame] = None) -> Dict[str, object]:
+    """Per set and length: the paper's figures of merit (loss columns only with ``scored``)."""
+    row: Dict[str, object] = {
+        "arrangements": len(inferred),
+        "share_on_or_above": share_on_or_above(inferred["actual_lgm"], inferred["lgm"]),
+        "lgm_slope": slope_through_origin(inferred["actual_lgm"], inferred["lgm"]),
+        "exact_match_rate": float(inferred["exact_match"].mean()),
+        "mean_matching_prefix": float(inferred["matching_prefix"].mean()),
+        "mean_matching_moves": float(inferred["matching_moves"].mean()),
+        "mean_trial_std": float(inferred["trial_std"].mean()),
+        "mean_lgm_inferred": float(inferred["lgm"].mean()),
+        "mean_lgm_actual": float(inferred["actual_lgm"].mean()),
+    }
+    if scored is not None and len(scored):
+        row.update({
+            "loss_slope": slope_through_origin(scored["loss_actual"], scored["loss_inferred"]),
+            "mean_loss_actual": float(scored["loss_actual"].mean()),
+            "mean_loss_inferred": float(scored["loss_inferred"].mean()),
+            "share_loss_lower": float(np.mean(scored["loss_inferred"] < scored["loss_actual"])),
+        })
+    return row
+
+
+def better_both_ways(scored: pd.DataFrame) -> pd.DataFrame:
+    """Arrangements whose inferred sequence has a higher likelihood *and* a lower loss (the paper's Fig. 5)."""
+    mask = (scored["lgm"] > scored["actual_lgm"]) & (scored["loss_inferred"] < scored["loss_actual"])
+    return scored[mask].assign(gain=lambda d: d["lgm"] / d["actual_lgm"]).sort_values("gain", ascending=False)

@@ -1,0 +1,123 @@
+"""Summary tables, the side-by-side comparison with the paper, and every figure of a run.
+
+Input: for each set and length, the inference table (``infer-set``) and the
+scoring table (``score``).  Output: ``summary.csv`` / ``summary.md`` (one row
+per set and length, naming the network and dataset), ``paper_comparison.md``
+(our numbers beside the paper's, column by column) and the figures of
+:mod:`moveorder.plots`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+import pandas as pd
+import yaml
+
+from . import plots
+from .metrics import better_both_ways, summarize
+
+COMPARED = [("share_on_or_above", "share on/above y=x"), ("lgm_slope", "LGM slope"),
+            ("exact_match_rate", "exact match"), ("mean_trial_std", "trial std"), ("loss_slope", "loss slope")]
+
+
+def _label(set_name: str, n: int) -> str:
+    return f"{set_name}{n}m"
+
+
+def build_summary(entries: Sequence[Tuple[str, int, pd.DataFrame, pd.DataFrame]], network: str,
+                  datasets: Dict[str, str]) -> pd.DataFrame:
+    rows = []
+    for set_name, n, inferred, scored in entries:
+        rows.append({"set": set_name, "n": n, **summarize(inferred, scored), "network": network,
+                     "dataset": datasets.get(set_name, set_name),
+                     "katago": f"{scored['katago_model'].iloc[0]} @ {scored['visits'].iloc[0]} visits"
+                     if len(scored) else ""})
+    return pd.DataFrame(rows)
+
+
+def comparison_table(summary: pd.DataFrame, paper: Dict) -> pd.DataFrame:
+    rows = []
+    for _, r in summary.iterrows():
+        counterpart = paper["counterparts"].get(r["set"])
+        ref = paper["results"].get(counterpart, {}).get(int(r["n"]), {}) if counterpart else {}
+        row = {"set": _label(r["set"], int(r["n"])), "paper set": f"{counterpart}{int(r['n'])}m" if ref else "-"}
+        for key, name in COMPARED:
+            row[f"{name} (ours)"] = r.get(key)
+            row[f"{name} (paper)"] = ref.get(key)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def to_markdown(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
+    def fmt(v):
+        if isinstance(v, float):
+            return "" if pd.isna(v) else format(v, floatfmt)
+        return "" if v is None else str(v)
+
+    head = "| " + " | ".join(df.columns) + " |"
+    sep = "|" + "|".join("---" for _ in df.columns) + "|"
+    body = ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join([head, sep, *body]) + "\n"
+
+
+def make_report(entries: Sequence[Tuple[str, int, Path, Path]], paper_path: Path, out_dir: Path,
+                figures_dir: Path, network: str, datasets: Dict[str, str], note: str = "",
+                examples: int = 3) -> pd.DataFrame:
+    loaded = [(s, n, pd.read_csv(i), pd.read_csv(c)) for s, n, i, c in entries]
+    paper = yaml.safe_load(Path(paper_path).read_text())
+    summary = build_summary(loaded, network, datasets)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    summary.to_csv(out_dir / "summary.csv", index=False)
+    (out_dir / "summary.md").write_text(
+        f"# Summary\n\n{note}\n\n" + to_markdown(summary.drop(columns=["network", "dataset", "katago"]))
+        + "\n" + to_markdown(summary[["set", "n", "network", "dataset", "katago"]]))
+    comp = comparison_table(summary, paper)
+    comp.to_csv(out_dir / "paper_comparison.csv", index=False)
+    (out_dir / "paper_comparison.md").write_text(
+        f"# Our numbers beside the paper's\n\nPaper: {paper['source']}; network {paper['network']}.\n"
+        f"Ours: network {network}. {note}\n\n" + to_markdown(comp))
+    figures_dir = Path(figures_dir)
+    lik, loss = {}, {}
+    for s, n, inf, sc in loaded:
+        title = _label(s, n)
+        lik[title] = {"actual": inf["actual_lgm"].tolist(), "inferred": inf["lgm"].tolist()}
+        loss[title] = {"loss_actual": sc["loss_actual"].tolist(), "loss_inferred": sc["loss_inferred"].tolist(),
+                       "ratio": sc["lgm_ratio"].tolist()}
+        plots.likelihood_scatter({title: lik[title]}, figures_dir / f"likelihood_{s}_{n}m", note)
+        plots.loss_scatter({title: loss[title]}, figures_dir / f"loss_{s}_{n}m", note)
+    plots.likelihood_scatter(lik, figures_dir / "likelihood_all", note)
+    plots.loss_scatter(loss, figures_dir / "loss_all", note)
+    write_examples(loaded, figures_dir / "examples", examples)
+    return summary
+
+
+def write_examples(loaded, folder: Path, count: int) -> List[Path]:
+    """The paper's Fig. 5: arrangements whose inferred sequence beats the actual one on both counts."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    picks = []
+    for s, n, inf, sc in loaded:
+        merged = sc.merge(inf[["id", "inferred", "actual"]], on="id")
+        for _, r in better_both_ways(merged).head(count).iterrows():
+            picks.append((r["gain"], s, n, r))
+    picks.sort(key=lambda p: -p[0])
+    written = []
+    for k, (_, s, n, r) in enumerate(picks[:count], start=1):
+        split = lambda t: [t[i:i + 2] for i in range(0, len(t), 2)]  # noqa: E731
+        written += plots.sequence_pair(
+            split(r["inferred"]), split(r["actual"]), folder / f"example_{k}",
+            f"{_label(s, n)}, game {r['id']}",
+            f"LGM {r['lgm']:.3f}, loss {r['loss_inferred']:.3f}",
+            f"LGM {r['actual_lgm']:.3f}, loss {r['loss_actual']:.3f}")
+    if not written:  # say so in a figure, so the report never shows a missing file
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6, 1))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "No arrangement had an inferred sequence with both a higher likelihood and a lower loss.",
+                ha="center", va="center", fontsize=9)
+        written += plots.save(fig, folder / "example_1")
+    return written
