@@ -29,6 +29,7 @@ wildcard_constraints:
     neighbour="swp2|mov2|rot3|mix",
     t_start=r"[0-9.]+",
     t_end=r"[0-9.]+",
+    sweep=r"[^/]+",
 
 
 include: "workflow/rules/data.smk"
@@ -36,6 +37,7 @@ include: "workflow/rules/networks.smk"
 include: "workflow/rules/inference.smk"
 include: "workflow/rules/scoring.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/sweeps.smk"
 
 
 rule all:
@@ -46,4 +48,5 @@ rule all:
         scoring_targets(),
         "results/summary.md",
         "results/paper_comparison.md",
+        sweep_targets(),
     default_target: True

@@ -241,6 +241,26 @@ def cmd_report(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sweep_summary(a: argparse.Namespace) -> int:
+    import pandas as pd
+    import yaml
+
+    from .metrics import summarize
+    from .plots import ablation_bars
+
+    rows, values = [], {}
+    for label, path in a.run:
+        row = {"run": label, "path": path, **summarize(pd.read_csv(path))}
+        rows.append(row)
+        values[label.split("=", 1)[-1] if label.count("=") == 1 else label] = row[a.metric]
+    pd.DataFrame(rows).to_csv(a.table, index=False)
+    paper = None
+    if a.paper_key:
+        paper = yaml.safe_load(Path(a.paper).read_text())["ablations"].get(a.paper_key)
+    ablation_bars(values, Path(a.figure).with_suffix(""), a.metric.replace("_", " "), f"sweep {a.name}", paper)
+    return 0
+
+
 # --- parser ------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -356,6 +376,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--note", default="", help="a line naming the configuration, printed under figures")
     s.add_argument("--examples", type=int, default=3)
     s.set_defaults(func=cmd_report)
+    s = sub.add_parser("sweep-summary", help="aggregate the runs of a sweep into a table and an ablation figure")
+    s.add_argument("--name", required=True)
+    s.add_argument("--run", nargs=2, action="append", required=True, metavar=("LABEL", "INFERRED_CSV"))
+    s.add_argument("--metric", default="lgm_slope")
+    s.add_argument("--paper", default="")
+    s.add_argument("--paper-key", default="")
+    s.add_argument("--table", required=True)
+    s.add_argument("--figure", required=True, help="PNG path (a PDF is written beside it)")
+    s.set_defaults(func=cmd_sweep_summary)
     return p
 
 

@@ -126,3 +126,38 @@ def score_path(run, dataset, n, suffix=".csv"):
 
 def scoring_targets():
     return [score_path(main_run(), s, n) for s in config["sets"] for n in LENGTHS]
+
+
+# Sweeps: each file names axes and values; runs are their product (or the listed subset).
+SWEEP_AXES = ("init", "neighbour", "iterations", "trials", "t_start", "t_end", "network", "dataset", "n")
+
+
+def load_sweep(path):
+    import itertools
+
+    import yaml
+
+    spec = yaml.safe_load(Path(workflow.basedir, path).read_text() if not os.path.isabs(path)
+                          else Path(path).read_text())
+    unknown = set(spec.get("axes", {})) - set(SWEEP_AXES)
+    if unknown:
+        raise ValueError(f"{path}: unknown sweep axes {sorted(unknown)}; known: {SWEEP_AXES}")
+    axes = spec.get("axes", {})
+    combos = spec.get("runs") or [dict(zip(axes, vals)) for vals in itertools.product(*axes.values())]
+    runs = []
+    for combo in combos:
+        base = {"dataset": config["sets"][0], "n": LENGTHS[0], **spec.get("base", {}), **combo}
+        run = main_run(**{k: v for k, v in base.items() if k not in ("dataset", "n")})
+        run["network"] = network_key(run["network"])
+        run.update(dataset=base["dataset"], n=int(base["n"]),
+                   label=" ".join(f"{k}={v}" for k, v in combo.items()) or "base")
+        runs.append(run)
+    return {"name": spec["name"], "runs": runs, "metric": spec.get("metric", "lgm_slope"),
+            "paper": spec.get("paper")}
+
+
+SWEEPS = {s["name"]: s for s in (load_sweep(p) for p in config.get("sweeps", []))}
+
+
+def sweep_targets():
+    return [f"results/sweeps/{name}/summary.csv" for name in SWEEPS]
