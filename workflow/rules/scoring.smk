@@ -6,7 +6,12 @@ rule install_katago:
     output:
         binary="tools/katago/bin/katago",
         tuner="tools/katago/opencl-tune.txt",
-        wheel_model="tools/katago/models/b10c384h6nbttflrs.bin.gz",
+        # The katrain wheel also brings the strong model; a user's own binary brings none.
+        models=(
+            []
+            if config["katago"].get("binary")
+            else ["tools/katago/models/b10c384h6nbttflrs.bin.gz"]
+        ),
     params:
         binary=config["katago"].get("binary") or "",
     conda:
