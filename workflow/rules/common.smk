@@ -9,6 +9,8 @@ for _name in config["sets"]:
         raise ValueError(f"config: sets names {_name!r}, which is not a key of `datasets`")
 
 DATASETS = list(config["datasets"])
+# The paper's published numbers, shipped with the workflow (found from any working directory).
+PAPER_RESULTS = os.path.join(workflow.basedir, "config", "paper_results.yaml")
 LENGTHS = [int(n) for n in config["selection"]["lengths"]]
 
 

@@ -5,7 +5,7 @@ rule figures:
     input:
         inferred=[run_path(main_run(), s, n, ".csv") for s in config["sets"] for n in LENGTHS],
         scored=[score_path(main_run(), s, n) for s in config["sets"] for n in LENGTHS],
-        paper="config/paper_results.yaml",
+        paper=PAPER_RESULTS,
     output:
         summary=report("results/summary.csv", caption="../report/tables.rst", category="Tables"),
         summary_md="results/summary.md",

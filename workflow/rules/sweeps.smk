@@ -6,7 +6,7 @@
 rule sweep_summary:
     input:
         lambda w: [run_path(r, r["dataset"], r["n"], ".csv") for r in SWEEPS[w.sweep]["runs"]],
-        paper="config/paper_results.yaml",
+        paper=PAPER_RESULTS,
     output:
         table="results/sweeps/{sweep}/summary.csv",
         figure=report(
