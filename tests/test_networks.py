@@ -139,3 +139,20 @@ def test_likelihood_interface_positions_subset():
     assert torch.allclose(part[0], full[0, [3, 7]]) and torch.allclose(part[1], full[1, [0, 19]])
     legal = PolicyLikelihood.from_file(FIXTURE, device="cpu", legal_only=True).log_probs(seq)
     assert (legal[:, 1:] > full[:, 1:]).all()  # renormalising over fewer points raises each probability
+
+
+def test_zip_and_plain_text_weights_load_alike(tmp_path):
+    import gzip
+    import zipfile
+
+    text = gzip.decompress(FIXTURE.read_bytes())
+    (tmp_path / "w.txt").write_bytes(text)
+    with zipfile.ZipFile(tmp_path / "w.txt.zip", "w") as z:
+        z.writestr("w.txt", text)
+    a, b = load_leela(tmp_path / "w.txt"), load_leela(tmp_path / "w.txt.zip")
+    x = sequence_planes(torch.tensor([[coords.to_lz(coords.from_sgf(m)) for m in OPENING]])).view(-1, 18, 19, 19)
+    with torch.no_grad():
+        assert torch.equal(policy_probs(a, x), policy_probs(b, x))
+    (tmp_path / "v2.txt").write_text("2\n" + "0\n" * 20)
+    with pytest.raises(ValueError, match="version"):
+        load_leela(tmp_path / "v2.txt")

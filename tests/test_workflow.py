@@ -84,3 +84,9 @@ def test_mirror_pro_and_kgs_full_selection(tmp_path):
     # Nothing downloaded is left half-written, and the extracted copies are temporary.
     assert not list((tmp_path / "data/raw").rglob("*.part"))
     assert not (tmp_path / "data/extracted").exists() or not any((tmp_path / "data/extracted").iterdir())
+
+
+def test_paper_network_comes_through_the_download_rule(tmp_path):
+    proc = run_snakemake(tmp_path, "-n", "-p", "data/networks/best_v1/best_v1.txt.zip")
+    out = proc.stdout + proc.stderr
+    assert "rule download_network" in out and "https://sjeng.org/zero/best_v1.txt.zip" in out

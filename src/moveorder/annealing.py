@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -263,15 +263,15 @@ class ChainResult:
 
 @dataclass
 class AnnealStats:
-    iterations: int = 0
-    chains: int = 0
-    requests: int = 0
-    hits: int = 0
-    evaluations: int = 0
-    naive_evaluations: int = 0
+    """Work counters over one or more :func:`anneal` calls (batches)."""
+
+    iterations: int = 0         # iterations, summed over batches
+    chains: int = 0             # chains, summed over batches
+    requests: int = 0           # positions scored (filled in by the caller from its scorer)
+    hits: int = 0               # of which served by the cache
+    evaluations: int = 0        # positions the network evaluated
+    naive_evaluations: int = 0  # what re-evaluating every position of every proposal would cost
     seconds: float = 0.0
-    network_seconds: float = 0.0
-    extra: dict = field(default_factory=dict)
 
 
 def lgm(log_likelihood: float, n: int) -> float:
