@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-APT_PACKAGES="leela-zero ocl-icd-libopencl1 pocl-opencl-icd"
+# slurm-wlm and munge: a one-node SLURM cluster for the tests of the SLURM profile.
+APT_PACKAGES="leela-zero ocl-icd-libopencl1 pocl-opencl-icd slurm-wlm munge"
 missing=""
 for p in $APT_PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

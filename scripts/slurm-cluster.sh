@@ -9,7 +9,7 @@ STATE=/var/spool/slurmctld
 
 start() {
   if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
   fi
   host=$(hostname -s)
   read -r cpus mem < <(slurmd -C | awk '/NodeName/ {for (i=1;i<=NF;i++) {split($i,a,"="); v[a[1]]=a[2]}; print v["CPUs"], v["RealMemory"]}')
