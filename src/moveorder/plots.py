@@ -107,6 +107,10 @@ def loss_scatter(panels: Dict[str, Dict[str, Sequence[float]]], stem: Path, note
         sc = loss_axes(ax, d["loss_actual"], d["loss_inferred"], d["ratio"], title, vmax)
     fig.tight_layout()
     cbar = fig.colorbar(sc, ax=list(axes[0]), shrink=0.85, pad=0.02)
+    ticks = [t for t in (1 / 4, 1 / 2, 1, 2, 4, 8) if 1 / vmax <= t <= vmax]
+    cbar.set_ticks(ticks)
+    cbar.set_ticklabels([f"{t:g}" for t in ticks])
+    cbar.minorticks_off()
     cbar.set_label("LGM(inferred) / LGM(actual)")
     if note:
         fig.text(0.01, -0.02, note, fontsize=7, color="0.3")
