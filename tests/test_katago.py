@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from conftest import REPO
+from moveorder import coords
 from moveorder.katago import AnalysisCache, KataGoEngine, KataGoError, analysis_config, default_env
 from moveorder.loss import compact_analysis, move_losses, sequence_loss
 from moveorder.scoring import score_results
@@ -42,8 +43,10 @@ def test_real_engine_policy_and_score_leads(engine):
         assert len(r["policy"]) == 362 and len(legal) == 362 - t
         assert math.isclose(sum(legal), 1.0, abs_tol=1e-3)
         assert math.isfinite(r["rootInfo"]["scoreLead"])
-    # Policy index 0 is the top-left point (A19): KataGo's policy runs from the top row.
-    assert res[("open", 4)]["policy"][3 * 19 + 15] == -1  # Q16 is occupied
+    # KataGo's policy runs from the top row: moveorder.coords' flat index, checked against the engine.
+    policy = res[("open", 4)]["policy"]
+    occupied = sorted(k for k, p in enumerate(policy[:361]) if p == -1)
+    assert occupied == sorted(coords.to_flat(coords.from_gtp(m)) for _, m in moves)
     # Black gets five free stones while White passes: Black leads by far. With the side to move
     # reported, the lead flips sign between Black's turn and White's.
     lopsided = [["B", "Q16"], ["W", "pass"], ["B", "D4"], ["W", "pass"], ["B", "Q4"], ["W", "pass"],
