@@ -45,24 +45,30 @@ def main():
     p.add_argument("--iterations", type=int, default=300)
     p.add_argument("--trials", type=int, default=3)
     p.add_argument("--naive", action="store_true", help="also run the naive reference (slow)")
+    p.add_argument("--max-batch", type=int, nargs="+", default=[64],
+                   help="network batch sizes to compare (incremental + cache variant)")
     a = p.parse_args()
     from moveorder.likelihood import load_policy
 
-    model = TimedLikelihood(load_policy(a.network), device="cpu")
+    net = load_policy(a.network)
+    model = TimedLikelihood(net, device="cpu", max_batch=a.max_batch[0])
     arrs = load_arrangements(a.arrangements)[:a.games]
     pairs = [(lz_indices(x.black), lz_indices(x.white)) for x in arrs]
     n = arrs[0].n
     cfg = sa.AnnealConfig(iterations=a.iterations, trials=a.trials, seed=1)
     chains = len(pairs) * a.trials
     rows = {}
-    fast = sa.PositionScorer(model)
-    res, wall, net = run(model, pairs, cfg, fast)
-    rows["incremental + cache"] = (fast.evaluations, fast.requests, fast.hits, wall, net, res)
+    for mb in a.max_batch:
+        m = TimedLikelihood(net, device="cpu", max_batch=mb)
+        fast = sa.PositionScorer(m)
+        res, wall, secs = run(m, pairs, cfg, fast)
+        rows[f"incremental + cache, batch {mb}"] = (fast.evaluations, fast.requests, fast.hits, wall, secs, res)
+    res = rows[f"incremental + cache, batch {a.max_batch[0]}"][5]
     if a.naive:
         naive = sa.PositionScorer(model, cache_size=0, dedupe=False)
         ncfg = sa.AnnealConfig(**{**cfg.__dict__, "incremental": False, "cache_size": 0})
-        res2, wall2, net2 = run(model, pairs, ncfg, naive)
-        rows["naive"] = (naive.evaluations, naive.requests, 0, wall2, net2, res2)
+        res2, wall2, secs2 = run(model, pairs, ncfg, naive)
+        rows[f"naive, batch {a.max_batch[0]}"] = (naive.evaluations, naive.requests, 0, wall2, secs2, res2)
         same = all(np.array_equal(x.best, y.best) for a_, b_ in zip(res, res2) for x, y in zip(a_, b_))
         print(f"identical results: {same}")
     print(f"{len(pairs)} arrangements of {n} moves x {a.trials} trials = {chains} chains, {a.iterations} iterations")

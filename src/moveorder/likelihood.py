@@ -39,12 +39,13 @@ class PolicyLikelihood:
     """``log P(move | position)`` for positions of capture-free sequences."""
 
     def __init__(self, net: LeelaNet, device: Optional[str] = None, average_symmetries: bool = False,
-                 legal_only: bool = False, max_batch: int = 2048):
+                 legal_only: bool = False, max_batch: Optional[int] = None):
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.net = net.to(self.device).eval()
         self.average_symmetries = average_symmetries
         self.legal_only = legal_only
-        self.max_batch = max_batch
+        # On a CPU, batches of 64 run fastest (bench/networks.py: 2x faster than 512 for 4x32).
+        self.max_batch = max_batch or (64 if self.device.type == "cpu" else 1024)
         self.evaluations = 0  # network evaluations (positions) so far
 
     @classmethod
