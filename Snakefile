@@ -50,3 +50,9 @@ rule all:
         "results/paper_comparison.md",
         sweep_targets(),
     default_target: True
+
+
+rule data:
+    """The data stage alone: downloads, filter reports, arrangements and training pools."""
+    input:
+        data_targets(),

@@ -53,7 +53,7 @@ def test_local_dataset_end_to_end(tmp_path):
     cfg = {"sets": ["mine"], "datasets": {"mine": {"path": str(games)}},
            "selection": {"games": 4, "lengths": [10, 20]}}
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
-    run_snakemake(tmp_path, "--cores", "2", "--configfile", str(tmp_path / "cfg.yaml"))
+    run_snakemake(tmp_path, "data", "--cores", "2", "--configfile", str(tmp_path / "cfg.yaml"))
     report = read_report(tmp_path / "results/data/mine/filter_report.csv")
     assert report["files"] == 14 and report["qualified"] == 12
     assert report["handicap"] == 1 and report["unreadable"] == 1
@@ -68,7 +68,7 @@ def test_mirror_pro_and_kgs_full_selection(tmp_path):
     """The issue's acceptance run: 100 arrangements per set and length from the offline mirror."""
     cfg = {"sets": ["pro", "kgs"], "mirror": str(MIRROR), "selection": {"games": 100, "lengths": [20, 40]}}
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
-    run_snakemake(tmp_path, "--cores", "2", "--configfile", str(tmp_path / "cfg.yaml"))
+    run_snakemake(tmp_path, "data", "--cores", "2", "--configfile", str(tmp_path / "cfg.yaml"))
     pro = read_report(tmp_path / "results/data/pro/filter_report.csv")
     kgs = read_report(tmp_path / "results/data/kgs/filter_report.csv")
     # Pro.7z + Pro2.7z hold 9,669 + 680 files; Pro.7z alone has 2,115 qualifying games (shared/data/README).
