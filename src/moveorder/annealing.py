@@ -228,6 +228,17 @@ def random_order(black: Sequence[int], white: Sequence[int], rng: np.random.Gene
     return seq
 
 
+def complete(prefix: List[int], black: Sequence[int], white: Sequence[int], n: int) -> List[int]:
+    """``prefix`` followed by the unused stones, alternating: a valid sequence whose tail is arbitrary.
+
+    Positions up to ``len(prefix)`` do not depend on the tail, so this is how a partial order is
+    scored (greedy start, brute force).
+    """
+    used = set(prefix)
+    rest = [[s for s in black if s not in used], [s for s in white if s not in used]]
+    return list(prefix) + [rest[j % 2].pop(0) for j in range(len(prefix), n)]
+
+
 def greedy_orders(scorer: PositionScorer, arrangements: Sequence[Tuple[Sequence[int], Sequence[int]]]
                   ) -> np.ndarray:
     """From the empty board, play the unused stone of the side to move with the highest probability.
@@ -238,11 +249,8 @@ def greedy_orders(scorer: PositionScorer, arrangements: Sequence[Tuple[Sequence[
     left = [[sorted(b), sorted(w)] for b, w in arrangements]
     seqs = np.zeros((len(arrangements), n), dtype=np.int64)
     for i in range(n):
-        # Unfilled tail: any remaining stones, so each row is a valid sequence (later ones are ignored).
         for r, (b, w) in enumerate(left):
-            rest_b, rest_w = list(b), list(w)
-            for j in range(i, n):
-                seqs[r, j] = (rest_b if j % 2 == 0 else rest_w).pop(0)
+            seqs[r] = complete(seqs[r, :i].tolist(), b, w, n)
         dists = scorer.distributions(seqs, [(r, i) for r in range(len(arrangements))])
         for r, d in enumerate(dists):
             pool = left[r][i % 2]
@@ -368,10 +376,7 @@ def brute_force(scorer: PositionScorer, black: Sequence[int], white: Sequence[in
     for i in range(n):
         seqs = np.empty((len(level), n), dtype=np.int64)
         for r, (prefix, _) in enumerate(level):
-            rest_b = [s for s in black if s not in prefix]
-            rest_w = [s for s in white if s not in prefix]
-            tail = [(rest_b if j % 2 == 0 else rest_w).pop(0) for j in range(i, n)]
-            seqs[r] = list(prefix) + tail
+            seqs[r] = complete(list(prefix), black, white, n)
         dists = scorer.distributions(seqs, [(r, i) for r in range(len(level))])
         nxt = []
         for (prefix, ll), d in zip(level, dists):
