@@ -149,7 +149,7 @@ def cmd_infer_set(a: argparse.Namespace) -> int:
 def cmd_infer(a: argparse.Namespace) -> int:
     from . import coords
     from .arrangements import Arrangement
-    from .inference import check_position, infer_arrangements, position_from_sgf, write_sgf
+    from .inference import check_position, position_from_sgf, write_sgf
 
     black, white = position_from_sgf(Path(a.position), a.moves)
     check_position(black, white, a.position)
@@ -169,16 +169,11 @@ def cmd_infer(a: argparse.Namespace) -> int:
 
 
 def _infer_one(arr, cfg, a):
-    import numpy as np
-
-    from .annealing import anneal, lgm
-    from .inference import lz_indices, sgf_points
+    from .annealing import anneal
+    from .inference import best_of_trials, lz_indices
 
     trials = anneal(_scorer(a), [(lz_indices(arr.black), lz_indices(arr.white))], cfg)[0]
-    best = max(trials, key=lambda r: r.best_log_likelihood)
-    lgms = [lgm(r.best_log_likelihood, arr.n) for r in trials]
-    return {"inferred": sgf_points(best.best), "lgm": lgm(best.best_log_likelihood, arr.n),
-            "trial_lgms": lgms, "trial_std": float(np.std(lgms))}
+    return best_of_trials(trials, arr.n)
 
 
 def _add_anneal_options(s: argparse.ArgumentParser) -> None:

@@ -62,6 +62,15 @@ def check_position(black: Sequence[coords.Point], white: Sequence[coords.Point],
                          "which the inference assumes did not")
 
 
+def best_of_trials(trials, n: int) -> Dict:
+    """The trial with the highest likelihood, and every trial's LGM with their spread (ddof=0)."""
+    best = max(trials, key=lambda r: r.best_log_likelihood)
+    trial_lgms = [lgm(r.best_log_likelihood, n) for r in trials]
+    return {"inferred": sgf_points(best.best), "log_likelihood": best.best_log_likelihood,
+            "lgm": lgm(best.best_log_likelihood, n), "trial_lgms": trial_lgms,
+            "trial_std": float(np.std(trial_lgms))}
+
+
 def infer_arrangements(scorer: PositionScorer, arrs: Sequence[Arrangement], cfg: AnnealConfig,
                        indices: Sequence[int], stats: Optional[AnnealStats] = None) -> List[Dict]:
     """Anneal a batch of arrangements of one length; return one result dict per arrangement."""
@@ -72,14 +81,13 @@ def infer_arrangements(scorer: PositionScorer, arrs: Sequence[Arrangement], cfg:
     actual_ll = scorer.sequence_log_probs(actual).sum(1)
     out = []
     for a, trials, all_ll in zip(arrs, results, actual_ll):
-        best = max(trials, key=lambda r: r.best_log_likelihood)
-        inferred = sgf_points(best.best)
-        trial_lgms = [lgm(r.best_log_likelihood, n) for r in trials]
+        best = best_of_trials(trials, n)
+        inferred = best["inferred"]
         out.append({
             "id": a.id, "set": a.set, "n": n, "inferred": inferred, "actual": a.actual,
-            "log_likelihood": best.best_log_likelihood, "lgm": lgm(best.best_log_likelihood, n),
+            "log_likelihood": best["log_likelihood"], "lgm": best["lgm"],
             "actual_log_likelihood": float(all_ll), "actual_lgm": lgm(float(all_ll), n),
-            "trial_lgms": trial_lgms, "trial_std": float(np.std(trial_lgms)),
+            "trial_lgms": best["trial_lgms"], "trial_std": best["trial_std"],
             "exact_match": inferred == a.actual, "matching_prefix": matching_prefix(inferred, a.actual),
             "matching_moves": int(sum(x == y for x, y in zip(inferred, a.actual))),
             "komi": a.komi, "source": a.source,
