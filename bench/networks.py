@@ -1,30 +1,67 @@
-"""Network evaluations per second by model size and batch size, on this machine's CPU (and a GPU if any).
+"""Network evaluations per second by model size, batch size and memory layout, and training steps
+per second, on this machine's CPU (and a GPU if any).
 
     python bench/networks.py [--seconds 3] [--device cpu]
 
-Prints a markdown table; docs/benchmarks.md records a run.
+Prints markdown tables; docs/benchmarks.md records a run.  Every ratio in a table comes from the
+same run, so machine load moves both sides alike.
 """
 
 import argparse
 import time
 
 import torch
+from torch import nn
 
 from moveorder.networks import LeelaNet, policy_probs
 
+CL = torch.channels_last
 
-def rate(net, batch, device, seconds):
-    x = (torch.rand(batch, 18, 19, 19, device=device) > 0.7).float()
+
+def _sync(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def rate(net, batch, device, seconds, layout=torch.contiguous_format):
+    """Positions per second through the policy head."""
+    net = net.to(memory_format=layout)
+    x = (torch.rand(batch, 18, 19, 19, device=device) > 0.7).float().contiguous(memory_format=layout)
     with torch.no_grad():
         policy_probs(net, x)
-        if device == "cuda":
-            torch.cuda.synchronize()
+        _sync(device)
         n, t0 = 0, time.perf_counter()
         while time.perf_counter() - t0 < seconds:
             policy_probs(net, x)
             n += batch
-        if device == "cuda":
-            torch.cuda.synchronize()
+        _sync(device)
+    return n / (time.perf_counter() - t0)
+
+
+def train_rate(blocks, filters, batch, device, seconds, layout):
+    """Training steps per second (forward, policy + value loss, backward, AdamW), as moveorder.train runs them."""
+    torch.manual_seed(0)
+    net = LeelaNet(blocks, filters).to(device, memory_format=layout).train()
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+    x = (torch.rand(batch, 18, 19, 19, device=device) > 0.7).float().contiguous(memory_format=layout)
+    t = torch.randint(0, 362, (batch,), device=device)
+    z = torch.rand(batch, device=device) * 2 - 1
+    ce = nn.CrossEntropyLoss()
+
+    def step():
+        logits, v = net(x)
+        loss = ce(logits, t) + 0.25 * ((v - z) ** 2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    step()
+    _sync(device)
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        step()
+        n += 1
+    _sync(device)
     return n / (time.perf_counter() - t0)
 
 
@@ -35,13 +72,32 @@ def main():
     a = p.parse_args()
     sizes = [(1, 8), (2, 16), (4, 32), (6, 64), (6, 128)]
     batches = [1, 64, 512]
-    print(f"device: {a.device}, torch threads: {torch.get_num_threads()}")
+    print(f"device: {a.device}, torch threads: {torch.get_num_threads()}\n")
+    print("Evaluations per second (default layout):\n")
     print("| blocks x filters | " + " | ".join(f"batch {b}" for b in batches) + " |")
     print("|---|" + "---|" * len(batches))
     for blocks, filters in sizes:
         net = LeelaNet(blocks, filters).eval().to(a.device)
         print(f"| {blocks}x{filters} | " + " | ".join(f"{rate(net, b, a.device, a.seconds):,.0f}" for b in batches)
               + " |", flush=True)
+
+    batch = 64 if a.device == "cpu" else 1024
+    print(f"\nMemory layout, evaluations per second at batch {batch}:\n")
+    print("| blocks x filters | contiguous | channels-last | ratio |")
+    print("|---|---|---|---|")
+    for blocks, filters in sizes[2:]:
+        net = LeelaNet(blocks, filters).eval().to(a.device)
+        c, l = rate(net, batch, a.device, a.seconds), rate(net, batch, a.device, a.seconds, CL)
+        print(f"| {blocks}x{filters} | {c:,.0f} | {l:,.0f} | {l / c:.2f} |", flush=True)
+
+    tb = 128 if a.device == "cpu" else 256
+    print(f"\nTraining steps per second at batch {tb}:\n")
+    print("| blocks x filters | contiguous | channels-last | ratio |")
+    print("|---|---|---|---|")
+    for blocks, filters in [(4, 32), (6, 128)]:
+        c = train_rate(blocks, filters, tb, a.device, a.seconds, torch.contiguous_format)
+        l = train_rate(blocks, filters, tb, a.device, a.seconds, CL)
+        print(f"| {blocks}x{filters} | {c:.2f} | {l:.2f} | {l / c:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -90,6 +90,19 @@ def test_symmetry_average_matches_leelaz(trained):
     assert_matches_leelaz(net, out / "policy.txt.gz", POSITIONS[5:9], mode="average")
 
 
+def test_training_is_reproducible(trained, pro2_pool, tmp_path):
+    """The same seed gives the same weights file, byte for byte (what makes a SLURM run equal a local one)."""
+    _, _, cfg = trained
+    short = TrainConfig(**{**cfg.__dict__, "steps": 20, "heldout_positions": 200, "threads": 2})
+    a, b = tmp_path / "a", tmp_path / "b"
+    train(pro2_pool, a, short, device="cpu", progress=False)
+    train(pro2_pool, b, short, device="cpu", progress=False)
+    assert (a / "policy.txt.gz").read_bytes() == (b / "policy.txt.gz").read_bytes()
+    other = TrainConfig(**{**short.__dict__, "seed": short.seed + 1})
+    train(pro2_pool, tmp_path / "c", other, device="cpu", progress=False)
+    assert (tmp_path / "c/policy.txt.gz").read_bytes() != (a / "policy.txt.gz").read_bytes()
+
+
 def test_resume_continues_from_checkpoint(trained, pro2_pool):
     out, metrics, cfg = trained
     # Rerunning with the same config finds the final checkpoint and only evaluates.

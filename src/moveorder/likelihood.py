@@ -41,7 +41,8 @@ class PolicyLikelihood:
     def __init__(self, net: LeelaNet, device: Optional[str] = None, average_symmetries: bool = False,
                  legal_only: bool = False, max_batch: Optional[int] = None):
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        self.net = net.to(self.device).eval()
+        # Channels-last: 1.12-1.16x more evaluations per second on a CPU (bench/networks.py).
+        self.net = net.to(self.device, memory_format=torch.channels_last).eval()
         self.average_symmetries = average_symmetries
         self.legal_only = legal_only
         # On a CPU, batches of 64 run fastest (bench/networks.py: 2x faster than 512 for 4x32).
@@ -57,7 +58,7 @@ class PolicyLikelihood:
         """``(M, 18, 19, 19)`` planes -> ``(M, 362)`` probabilities, in chunks of ``max_batch``."""
         out = []
         for k in range(0, planes.shape[0], self.max_batch):
-            chunk = planes[k:k + self.max_batch].to(self.device)
+            chunk = planes[k:k + self.max_batch].to(self.device).contiguous(memory_format=torch.channels_last)
             out.append(policy_probs(self.net, chunk, self.average_symmetries).float())
         self.evaluations += planes.shape[0]
         return torch.cat(out) if out else torch.empty(0, 362)

@@ -172,9 +172,8 @@ def export_leela(net: LeelaNet, path: Path) -> None:
     text = "\n".join(out) + "\n"
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".gz":
-        with gzip.open(path, "wt") as f:
-            f.write(text)
+    if path.suffix == ".gz":  # no timestamp in the header: the same weights give the same bytes
+        path.write_bytes(gzip.compress(text.encode("ascii"), mtime=0))
     else:
         path.write_text(text)
 
