@@ -56,6 +56,25 @@ def test_real_engine_policy_and_score_leads(engine):
     assert res[("lop", 9)]["rootInfo"]["scoreLead"] < -10  # White to move
 
 
+def test_two_engine_processes_give_identical_analyses(tmp_path):
+    """Fresh processes (no shared network cache), two analysis threads, the default one position a
+    batch: every lead of every move is the same, so a rerun (or a SLURM run) repeats the losses."""
+    from conftest import OPENING
+
+    moves = [["BW"[i % 2], coords.to_gtp(coords.from_sgf(m))] for i, m in enumerate(OPENING)]
+    leads = []
+    for k in range(2):
+        cfg = analysis_config(tmp_path / f"{k}/analysis.cfg", TUNER, threads=2)
+        assert "nnMaxBatchSize = 1\n" in cfg.read_text()
+        with KataGoEngine.for_model(KATAGO, SMALL, cfg, stderr_log=tmp_path / f"{k}/stderr.log",
+                                    env=default_env()) as eng:
+            res = eng.analyze([query("o", moves, range(len(moves) + 1))])
+        leads.append({t: (r["rootInfo"]["scoreLead"], sorted((m["move"], m["scoreLead"]) for m in r["moveInfos"]))
+                      for (_, t), r in res.items()})
+    assert len(leads[0]) == len(OPENING) + 1
+    assert leads[0] == leads[1]
+
+
 def test_killed_engine_is_restarted_and_every_turn_answered_once(engine):
     moves = [["B", "Q16"], ["W", "D4"], ["B", "Q4"], ["W", "D16"], ["B", "C3"], ["W", "C4"]] * 2
     moves = [[c, m] for c, m in moves[:6]] + [["B", "R10"], ["W", "C10"], ["B", "K16"], ["W", "K4"]]

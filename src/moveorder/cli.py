@@ -211,9 +211,9 @@ def cmd_score(a: argparse.Namespace) -> int:
 
     results = load_results(Path(a.results))
     cfg = analysis_config(Path(a.work_dir) / "analysis.cfg", Path(a.tuner) if a.tuner else None,
-                          threads=a.threads)
+                          threads=a.threads, max_batch=a.max_batch)
     settings = {"katago_model": Path(a.model).name, "visits": a.visits, "rules": a.rules,
-                "delta_max": a.delta_max, "clamp": a.clamp}
+                "delta_max": a.delta_max, "clamp": a.clamp, "max_batch": a.max_batch}
     with KataGoEngine.for_model(Path(a.katago), Path(a.model), cfg, stderr_log=Path(a.work_dir) / "stderr.log",
                                 timeout=a.timeout, env=default_env()) as engine:
         out = score_results(results, engine, AnalysisCache(Path(a.cache) if a.cache else None), a.visits,
@@ -352,7 +352,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--komi", type=float, default=7.5, help="komi when a record gives none")
     s.add_argument("--delta-max", choices=["best_move", "root"], default="best_move")
     s.add_argument("--clamp", action="store_true", help="clamp each move's loss at zero")
-    s.add_argument("--threads", type=int, default=2)
+    s.add_argument("--threads", type=int, default=2, help="KataGo analysis threads")
+    s.add_argument("--max-batch", type=int, default=1,
+                   help="KataGo's nnMaxBatchSize; 1 (default) gives the same results on every run")
     s.add_argument("--timeout", type=float, default=600)
     s.add_argument("--cache", default="", help="JSONL cache of finished analyses (shared between runs)")
     s.add_argument("--work-dir", required=True, help="for the engine's config and stderr log")

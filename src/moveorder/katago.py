@@ -14,7 +14,12 @@ arrive, so a rerun or a crash never repeats finished work.
 :func:`analysis_config` writes the settings that make results repeatable:
 ``nnRandomize = false``, a fixed ``nnRandSeed``, ``wideRootNoise = 0`` and
 ``reportAnalysisWinratesAs = SIDETOMOVE`` (so every score lead is from the
-side to move at the analysed position).
+side to move at the analysed position), and by default ``nnMaxBatchSize = 1``:
+when analysis threads share network batches, a position's outputs depend on
+what it was batched with, and at 8 visits the leads of one set then moved by
+up to 0.06 points from run to run; one position a batch gave identical
+results run after run, at the same speed on a CPU (66-69 s either way for
+a 20-move set).  On a GPU larger batches are faster, at that price.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ class KataGoError(RuntimeError):
     """KataGo answered a query with an error, or could not be kept running."""
 
 
-def analysis_config(path: Path, tuner_file: Optional[Path], threads: int = 2, max_batch: int = 16,
+def analysis_config(path: Path, tuner_file: Optional[Path], threads: int = 2, max_batch: int = 1,
                     seed: str = "moveorder", extra: Optional[Dict[str, object]] = None) -> Path:
     """Write an analysis-engine config with repeatable settings; return its path."""
     settings: Dict[str, object] = {

@@ -69,6 +69,6 @@ rule score:
     shell:
         "moveorder score --results {input.results:q} --katago {input.katago:q} --model {input.model:q} "
         "--tuner {input.tuner:q} --visits {params.k[visits]} --rules {params.rules} --komi {params.komi} "
-        "--delta-max {params.k[delta_max]} {params.clamp} --threads {threads} "
+        "--delta-max {params.k[delta_max]} {params.clamp} --threads {threads} --max-batch {params.k[max_batch]} "
         "--cache {params.cache:q} --work-dir {params.work:q} "
         "--table {output.table:q} --moves-table {output.moves:q} --stats {output.stats:q} > {log:q} 2>&1"
