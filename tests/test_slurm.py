@@ -1,16 +1,26 @@
 """The workflow on a real one-node SLURM cluster (started here by scripts/slurm-cluster.sh), with the
-shipped profile, gives the same results as a local run of the same configuration."""
+shipped profile, gives the same results as a local run of the same configuration.
+
+Two checks share one comparison: a tiny configuration in the default test run (a minute or two),
+and ``config/quick.yaml`` itself, marked ``cluster`` (about 45 minutes for both runs on 2 cores),
+which CI runs as its own step: ``pytest -q -m cluster``.
+"""
 
 import json
+import re
 import subprocess
 
 import pandas as pd
+import pytest
 import yaml
 
-from conftest import REPO, SHARED, filler_moves, make_sgf
+from conftest import MIRROR, REPO, SHARED, filler_moves, make_sgf
 from test_workflow import run_snakemake
 
 FIXTURE = SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz"
+PROFILE = REPO / "config/profiles/slurm"
+SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: .*?slurm_logs/rule_(\w+)/")
+LOSS_RTOL = 1e-6  # KataGo is repeatable with one position a batch (katago.max_batch: 1): only float printing
 
 
 def tiny_config(tmp_path):
@@ -35,26 +45,99 @@ def tiny_config(tmp_path):
     return path
 
 
-def test_slurm_run_equals_local_run(tmp_path):
-    started = subprocess.run(["bash", str(REPO / "scripts/slurm-cluster.sh"), "start"], capture_output=True, text=True)
+@pytest.fixture(scope="module")
+def slurm_cluster():
+    """The one-node cluster, started for these tests (and stopped after them if it was not running)."""
+    script = str(REPO / "scripts/slurm-cluster.sh")
+    was_running = subprocess.run(["pgrep", "-x", "slurmctld"], capture_output=True).returncode == 0
+    started = subprocess.run(["bash", script, "start"], capture_output=True, text=True)
     assert started.returncode == 0, started.stdout + started.stderr
-    cfg = tiny_config(tmp_path)
+    yield
+    if not was_running:
+        subprocess.run(["bash", script, "stop"], capture_output=True)
+
+
+def run_local_and_on_slurm(tmp_path, *config_args):
+    """Run the whole workflow twice from empty folders: locally on 2 cores, then through SLURM."""
     local, cluster = tmp_path / "local", tmp_path / "cluster"
-    run_snakemake(local, "--cores", "2", "--configfile", str(cfg))
-    run_snakemake(cluster, "--workflow-profile", str(REPO / "config/profiles/slurm"), "--configfile", str(cfg))
-    # The jobs really went through SLURM: the scheduler gave each one a job id.
-    log = "".join(p.read_text() for p in (cluster / ".snakemake/log").glob("*.log"))
-    for rule in ("filter_records", "infer", "score", "figures"):
-        assert f"slurm_logs/rule_{rule}" in log, f"rule {rule} was not submitted to SLURM"
-    assert log.count("has been submitted with SLURM jobid") == 7  # every job: extract .. figures
-    run = next((local / "results/inferred").glob("*/*/mine/8m.jsonl")).relative_to(local)
-    a = [json.loads(x) for x in open(local / run)]
-    b = [json.loads(x) for x in open(cluster / run)]
-    assert [r["inferred"] for r in a] == [r["inferred"] for r in b] and len(a) == 3
-    assert [r["lgm"] for r in a] == [r["lgm"] for r in b]
-    scored = next((local / "results/scored").rglob("8m.csv")).relative_to(local)
-    pa, pb = pd.read_csv(local / scored), pd.read_csv(cluster / scored)
-    assert list(pa["id"]) == list(pb["id"])
-    pd.testing.assert_series_equal(pa["loss_actual"], pb["loss_actual"], rtol=1e-3)
-    pd.testing.assert_series_equal(pa["loss_inferred"], pb["loss_inferred"], rtol=1e-3)
-    assert (cluster / "results/summary.md").exists() and (cluster / "results/figures/likelihood_all.png").exists()
+    run_snakemake(local, "--cores", "2", *config_args)
+    run_snakemake(cluster, "--workflow-profile", str(PROFILE), *config_args)
+    return local, cluster
+
+
+def snakemake_log(workdir):
+    return "".join(p.read_text() for p in sorted((workdir / ".snakemake/log").glob("*.log")))
+
+
+def local_jobs(workdir):
+    """Rule name of every job a local run executed (the target rule `all` runs no command)."""
+    rules = re.findall(r"^(?:local)?rule (\w+):", snakemake_log(workdir), flags=re.M)
+    return sorted(r for r in rules if r != "all")
+
+
+def slurm_jobs(workdir):
+    """(SLURM job id, rule) of every job the cluster run submitted."""
+    return SUBMITTED.findall(snakemake_log(workdir))
+
+
+def assert_same_results(local, cluster):
+    """Every job went through SLURM, and every result equals the local run's."""
+    submitted = slurm_jobs(cluster)
+    assert submitted, "no job was submitted to SLURM"
+    assert len({job for job, _ in submitted}) == len(submitted)  # one SLURM job id each
+    assert sorted(rule for _, rule in submitted) == local_jobs(local)
+
+    def files(pattern):
+        a = sorted(p.relative_to(local) for p in local.glob(pattern))
+        b = sorted(p.relative_to(cluster) for p in cluster.glob(pattern))
+        assert a == b and a, f"{pattern}: {a} vs {b}"
+        return a
+
+    for rel in files("data/arrangements/*/*.jsonl"):  # the answer keys
+        assert (local / rel).read_bytes() == (cluster / rel).read_bytes(), rel
+    for rel in [p.relative_to(local) for p in local.glob("results/networks/*/policy.txt.gz")]:  # byte for byte
+        assert (local / rel).read_bytes() == (cluster / rel).read_bytes(), rel
+    for rel in files("results/inferred/**/*m.jsonl"):
+        a = [json.loads(x) for x in open(local / rel)]
+        b = [json.loads(x) for x in open(cluster / rel)]
+        assert [r["id"] for r in a] == [r["id"] for r in b], rel
+        assert [r["inferred"] for r in a] == [r["inferred"] for r in b], rel
+        assert [r["lgm"] for r in a] == [r["lgm"] for r in b], rel
+    for rel in files("results/scored/**/*m.csv"):
+        pa, pb = pd.read_csv(local / rel), pd.read_csv(cluster / rel)
+        assert list(pa["id"]) == list(pb["id"]), rel
+        for col in ("loss_actual", "loss_inferred"):
+            pd.testing.assert_series_equal(pa[col], pb[col], rtol=LOSS_RTOL, obj=f"{rel} {col}")
+    sweeps = [p.relative_to(local) for p in local.glob("results/sweeps/*/summary.csv")]
+    for rel in [*files("results/summary.csv"), *sweeps]:
+        pd.testing.assert_frame_equal(pd.read_csv(local / rel), pd.read_csv(cluster / rel), rtol=LOSS_RTOL,
+                                      obj=str(rel))
+    files("results/figures/*.png")
+    files("results/figures/examples/*.png")
+
+
+def test_slurm_run_equals_local_run(tmp_path, slurm_cluster):
+    cfg = tiny_config(tmp_path)
+    local, cluster = run_local_and_on_slurm(tmp_path, "--configfile", str(cfg))
+    assert_same_results(local, cluster)
+    rules = {rule for _, rule in slurm_jobs(cluster)}
+    assert {"filter_records", "infer", "score", "figures"} <= rules
+    assert len(slurm_jobs(cluster)) == 7  # every job: extract .. figures
+    assert (cluster / "results/summary.md").exists()
+
+
+@pytest.mark.cluster
+def test_quick_configuration_on_slurm_equals_local(tmp_path, slurm_cluster):
+    """The issue's acceptance run: config/quick.yaml, offline mirror, locally and through SLURM."""
+    local, cluster = run_local_and_on_slurm(
+        tmp_path, "--configfile", str(REPO / "config/quick.yaml"), "--config", f"mirror={MIRROR}")
+    assert_same_results(local, cluster)
+    rules = {rule for _, rule in slurm_jobs(cluster)}
+    # Every stage went through the scheduler, training and both sweeps included.
+    assert {"download", "extract", "filter_records", "select_games", "katago_model", "train_policy", "infer",
+            "install_katago", "score", "figures", "sweep_summary"} <= rules
+    assert len(list(cluster.glob("results/sweeps/*/summary.csv"))) == 2
+    # The SLURM run trained the same network: same held-out accuracy, to the last digit.
+    ma = json.loads(next(local.glob("results/networks/*/metrics.json")).read_text())
+    mb = json.loads(next(cluster.glob("results/networks/*/metrics.json")).read_text())
+    assert ma["top1_accuracy"] == mb["top1_accuracy"] and ma["top1_accuracy"] > 0.2
