@@ -356,7 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-batch", type=int, default=1,
                    help="KataGo's nnMaxBatchSize; 1 (default) gives the same results on every run")
     s.add_argument("--timeout", type=float, default=600)
-    s.add_argument("--cache", default="", help="JSONL cache of finished analyses (shared between runs)")
+    s.add_argument("--cache", default="", help="JSONL cache of finished analyses (a rerun resumes from it)")
     s.add_argument("--work-dir", required=True, help="for the engine's config and stderr log")
     s.add_argument("--table", required=True)
     s.add_argument("--moves-table", required=True)

@@ -57,7 +57,12 @@ rule score:
         rules=lambda w: config["datasets"][w.dataset].get("rules", config["katago"]["rules"]),
         work=lambda w, output: os.path.join(os.path.dirname(output.table), f"katago-{w.n}m"),
         clamp="--clamp" if config["katago"]["clamp"] else "",
-        cache=f"data/katago-cache/{KATAGO_TAG}.jsonl",
+        # One cache a job (a rerun after a crash resumes from it). Not shared between jobs: KataGo's
+        # answer for a position depends a little on what its process analysed before, so a shared
+        # cache would make the losses depend on the order the scheduler ran the jobs in.
+        cache=lambda w, output: os.path.join(
+            os.path.dirname(output.table), f"katago-{w.n}m", "analyses.jsonl"
+        ),
     threads: config["katago"]["threads"]
     resources:
         runtime=config["katago"]["runtime_minutes"],
