@@ -58,7 +58,7 @@ class PolicyLikelihood:
         """``(M, 18, 19, 19)`` planes -> ``(M, 362)`` probabilities, in chunks of ``max_batch``."""
         out = []
         for k in range(0, planes.shape[0], self.max_batch):
-            chunk = planes[k:k + self.max_batch].to(self.device).contiguous(memory_format=torch.channels_last)
+            chunk = planes[k:k + self.max_batch].to(self.device, memory_format=torch.channels_last)
             out.append(policy_probs(self.net, chunk, self.average_symmetries).float())
         self.evaluations += planes.shape[0]
         return torch.cat(out) if out else torch.empty(0, 362)

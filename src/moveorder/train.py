@@ -196,7 +196,7 @@ def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = N
     t0, start_step = time.time(), step
     while step < cfg.steps:
         x, t, z = train_s.batch(rng.integers(0, len(train_s), cfg.batch_size), rng)
-        x, t, z = x.to(dev).contiguous(memory_format=torch.channels_last), t.to(dev), z.to(dev)
+        x, t, z = x.to(dev, memory_format=torch.channels_last), t.to(dev), z.to(dev)
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
             logits, v = net(x)
             p_loss = ce(logits.float(), t)
