@@ -122,3 +122,72 @@ def test_scan_counts_every_file(sgf_dir, tmp_path):
     loaded = records.load_records(tmp_path / "q.jsonl")
     assert sorted(r.source for r in loaded) == ["gbk.sgf", "ok.sgf"]
     assert records.sgf_files(sgf_dir, ["sub/*"]) == [sgf_dir / "sub" / "broken.SGF"]
+
+
+# --- records usable for training (the pool) -----------------------------------------------------
+
+def usable_reason(text):
+    rec = read_sgf(text.encode(), "t.sgf")
+    with pytest.raises(RecordError) as err:
+        records.usable(rec)
+    return err.value.reason
+
+
+def handicap_sgf(moves, node=True):
+    """A Fox-style handicap game: HA[2], the stones in the first node (or the root), White moves first."""
+    stones = "AB[dp][pd]"
+    body = "".join(f";{'WB'[i % 2]}[{m}]" for i, m in enumerate(moves))
+    if node:
+        return f"(;GM[1]FF[4]SZ[19]HA[2]KM[0.5];{stones}{body})"
+    return f"(;GM[1]FF[4]SZ[19]HA[2]KM[0.5]{stones}{body})"
+
+
+@pytest.mark.parametrize("node", [True, False])
+def test_handicap_game_is_usable_with_its_stones(node):
+    moves = [m for m in filler_moves(40) if m not in ("dp", "pd")]
+    rec = read_sgf(handicap_sgf(moves, node).encode(), "ha.sgf")
+    assert reason_of(handicap_sgf(moves, node)) in ("handicap", "setup_stones")
+    records.usable(rec)
+    assert rec.setup_black == "dppd" and rec.setup_white == "" and rec.first_player == "W"
+    again = records.Record.from_json(rec.to_json())
+    assert again.setup_points() == ([(15, 3), (3, 15)], []) and again.first_player == "W"
+    # A game without setup stones writes the same JSON as before the pool took handicap games.
+    plain = read_sgf(make_sgf(filler_moves(60)).encode(), "p.sgf").to_json()
+    assert "setup_black" not in plain and "first_player" not in plain
+
+
+def test_captures_passes_and_short_games_are_usable():
+    for moves in (capture_at_30(), filler_moves(10)[:5] + [""] + filler_moves(12)[5:], filler_moves(3)):
+        rec = read_sgf(make_sgf(moves).encode(), "c.sgf")
+        records.usable(rec)
+
+
+def test_unusable_records_and_why():
+    moves = [m for m in filler_moves(30) if m not in ("dp", "pd")]
+    # White first with no handicap stones; two moves of a colour in a row.
+    assert usable_reason(make_sgf(filler_moves(30), colours="WB" * 16)) == "bad_move_order"
+    assert usable_reason(make_sgf(filler_moves(30), colours="BWB" + "BW" * 15)) == "bad_move_order"
+    # Stones set up in the middle of the game; a move onto a handicap stone; another board size; no moves.
+    assert usable_reason(make_sgf(filler_moves(30)).replace(";W[pp]", ";W[pp]AW[ss]")) == "setup_stones"
+    assert usable_reason(handicap_sgf(moves[:5] + ["pd"] + moves[5:])) == "illegal_move"
+    assert usable_reason(make_sgf(["cc", "gg"], size=9)) == "not_19x19"
+    assert usable_reason(make_sgf([])) == "too_short"
+
+
+def test_scan_writes_usable_records_and_counts_the_rest(sgf_dir, tmp_path):
+    moves = [m for m in filler_moves(60) if m not in ("dp", "pd")]
+    (sgf_dir / "ok.sgf").write_text(make_sgf(filler_moves(60)))
+    (sgf_dir / "ha.sgf").write_text(handicap_sgf(moves))
+    (sgf_dir / "cap.sgf").write_text(make_sgf(capture_at_30()))
+    (sgf_dir / "double.sgf").write_text(make_sgf(filler_moves(60), colours="BB" + "WB" * 30))
+    (sgf_dir / "broken.sgf").write_text("(;GM[1]SZ[19];B[")
+    counts = records.write_scan(sgf_dir, tmp_path / "q.jsonl", tmp_path / "r.csv", tmp_path / "x.csv",
+                                usable_path=tmp_path / "u.jsonl")
+    assert counts["files"] == 5 and counts["qualified"] == 1 and counts["usable"] == 3
+    assert counts["unusable_bad_move_order"] == 1 and counts["unusable_unreadable"] == 1
+    assert sorted(r.source for r in records.load_records(tmp_path / "u.jsonl")) == ["cap.sgf", "ha.sgf", "ok.sgf"]
+    report = {row["reason"]: int(row["count"]) for row in csv.DictReader(open(tmp_path / "r.csv"))}
+    assert report["usable"] == 3 and report["unusable_bad_move_order"] == 1
+    # The qualified file is what it always was.
+    plain = read_sgf(make_sgf(filler_moves(60)).encode(), "ok.sgf").to_json()
+    assert (tmp_path / "q.jsonl").read_text() == plain + "\n"

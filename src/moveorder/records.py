@@ -6,6 +6,11 @@
 :func:`qualify` applies the paper's assumptions to a record: 19x19, no
 handicap, no setup stones, Black first and colours alternating, every move
 legal, and no pass and no capture in the first ``capture_free`` moves.
+:func:`usable` is the weaker test a training game must pass: 19x19, stones
+set up only before the first move (handicap stones), colours alternating
+from the first mover, every move legal on the board the setup gives;
+captures, passes, handicap and short games are fine, since training
+positions are board states.
 :func:`scan` does both for every SGF file below a folder and counts every
 rejection by reason; a broken file is a counted rejection, never a crash.
 
@@ -21,7 +26,7 @@ import json
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from sgfmill import sgf
 
@@ -68,16 +73,28 @@ class Record:
     white_rank: str = ""
     date: str = ""
     result: str = ""
+    setup_black: str = ""    # SGF points of black stones set up before the first move (handicap)
+    setup_white: str = ""    # the same for white
+    first_player: str = "B"  # colour of the first move (W after handicap stones)
     setup: bool = field(default=False, repr=False)
     colours: str = field(default="", repr=False)  # "BWBW..." as recorded
+    setup_after_moves: bool = field(default=False, repr=False)  # AB/AW/AE once play has begun
 
     def move_list(self) -> List[coords.Move]:
         return moves_from_string(self.moves, self.size)
 
+    def setup_points(self) -> Tuple[List[coords.Point], List[coords.Point]]:
+        """Black and white stones on the board before the first move."""
+        return ([coords.from_sgf(self.setup_black[i:i + 2], self.size) for i in range(0, len(self.setup_black), 2)],
+                [coords.from_sgf(self.setup_white[i:i + 2], self.size) for i in range(0, len(self.setup_white), 2)])
+
     def to_json(self) -> str:
         d = asdict(self)
-        d.pop("setup")
-        d.pop("colours")
+        for key in ("setup", "colours", "setup_after_moves"):
+            d.pop(key)
+        for key, default in (("setup_black", ""), ("setup_white", ""), ("first_player", "B")):
+            if d[key] == default:  # a game without handicap stones reads as it always did
+                d.pop(key)
         return json.dumps(d, ensure_ascii=False)
 
     @classmethod
@@ -173,10 +190,14 @@ def read_sgf(data: bytes, source: str) -> Record:
             handicap = int(float(text("HA") or 0))
         except ValueError:
             raise RecordError("unreadable", f"{source}: HA[{text('HA')}] is not a number") from None
-    moves, colours, setup = [], [], False
+    moves, colours, setup, setup_after_moves = [], [], False, False
+    setup_stones = {}  # (row, col) -> "B" / "W", placed before the first move
     for node in nodes:
         if any(node.has_property(p) for p in ("AB", "AW", "AE")):
             setup = True
+            setup_after_moves = setup_after_moves or bool(moves)
+            if not moves:
+                _place_setup(node, size, setup_stones)
         has_b, has_w = node.has_property("B"), node.has_property("W")
         if has_b and has_w:
             raise RecordError("bad_move_order", f"{source}: a node holds both B and W")
@@ -195,7 +216,22 @@ def read_sgf(data: bytes, source: str) -> Record:
         komi=komi, rules=text("RU"), handicap=handicap,
         black=text("PB"), white=text("PW"), black_rank=text("BR"), white_rank=text("WR"),
         date=text("DT"), result=text("RE"), setup=setup, colours="".join(colours),
+        setup_black="".join(sorted(coords.to_sgf(p, size) for p, c in setup_stones.items() if c == "B")),
+        setup_white="".join(sorted(coords.to_sgf(p, size) for p, c in setup_stones.items() if c == "W")),
+        first_player=colours[0] if colours else "B", setup_after_moves=setup_after_moves,
     )
+
+
+def _place_setup(node, size: int, stones: Dict[coords.Point, str]) -> None:
+    """Apply a node's AB / AW / AE to ``stones`` (sgfmill counts rows from the bottom)."""
+    for prop, colour in (("AE", None), ("AB", "B"), ("AW", "W")):
+        if node.has_property(prop):
+            for row, col in node.get(prop):
+                point = (size - 1 - row, col)
+                if colour is None:
+                    stones.pop(point, None)
+                else:
+                    stones[point] = colour
 
 
 def qualify(record: Record, capture_free: int = 50, min_moves: int = 50) -> None:
@@ -228,6 +264,40 @@ def qualify(record: Record, capture_free: int = 50, min_moves: int = 50) -> None
         colour = goboard.opponent(colour)
 
 
+def usable(record: Record, min_moves: int = 1) -> None:
+    """Raise :class:`RecordError` unless the record can train a policy network.
+
+    It must be 19x19, set stones up only before its first move, alternate
+    colours from its first mover (White may move first only after black
+    setup stones, i.e. a handicap game), have at least ``min_moves`` moves,
+    and every move must be legal on the board the setup stones give.
+    Captures, passes and handicap stones are fine.
+    """
+    src = record.source
+    if record.size != 19:
+        raise RecordError("not_19x19", f"{src}: board size {record.size}")
+    if record.setup_after_moves:
+        raise RecordError("setup_stones", f"{src}: AB/AW/AE after the first move")
+    first = record.first_player
+    if first == "W" and not record.setup_black:
+        raise RecordError("bad_move_order", f"{src}: White moves first without handicap stones")
+    for i in range(1, len(record.colours)):
+        if record.colours[i] == record.colours[i - 1]:
+            raise RecordError("bad_move_order", f"{src}: moves {i} and {i + 1} are both {record.colours[i]}")
+    moves = record.move_list()
+    if len(moves) < min_moves:
+        raise RecordError("too_short", f"{src}: {len(moves)} moves, need {min_moves}")
+    black, white = record.setup_points()
+    b = goboard.from_stones(black, white, record.size)
+    colour = goboard.BLACK if first == "B" else goboard.WHITE
+    for i, move in enumerate(moves, start=1):
+        try:
+            b.play(colour, move)
+        except goboard.IllegalMove as err:
+            raise RecordError("illegal_move", f"{src}: move {i}: {err}") from None
+        colour = goboard.opponent(colour)
+
+
 def sgf_files(root: Path, include: Sequence[str] = ()) -> List[Path]:
     """Every ``*.sgf`` file below ``root``, sorted, so scans are reproducible.
 
@@ -241,31 +311,50 @@ def sgf_files(root: Path, include: Sequence[str] = ()) -> List[Path]:
     return sorted(files)
 
 
-def _check_file(args: Tuple[str, str, int, int]) -> Tuple[str, Optional[str], str]:
-    """Worker: (path, source) -> (source, reason or None, record JSON or detail)."""
+class Checked(NamedTuple):
+    """What :func:`scan` finds out about one file."""
+
+    source: str                     # path relative to the scanned folder
+    reason: Optional[str]           # None: qualified; else why not (a key of REASONS)
+    payload: str                    # the record as JSON when qualified, else the rejection message
+    training_reason: Optional[str]  # None: usable for training (:func:`usable`); else why not
+    record: str                     # the record as JSON when usable for training, else ""
+
+
+def _check_file(args: Tuple[str, str, int, int]) -> Checked:
+    """Worker: qualify and :func:`usable` one file."""
     path, source, capture_free, min_moves = args
     try:
         data = Path(path).read_bytes()
     except OSError as err:
-        return source, "unreadable", f"{source}: {err}"
+        return Checked(source, "unreadable", f"{source}: {err}", "unreadable", "")
     try:
         rec = read_sgf(data, source)
-        qualify(rec, capture_free, min_moves)
     except RecordError as err:
-        return source, err.reason, str(err)
+        return Checked(source, err.reason, str(err), err.reason, "")
     except Exception as err:  # a parser bug must not end a whole scan
-        return source, "unreadable", f"{source}: {type(err).__name__}: {err}"
-    return source, None, rec.to_json()
+        return Checked(source, "unreadable", f"{source}: {type(err).__name__}: {err}", "unreadable", "")
+    try:
+        qualify(rec, capture_free, min_moves)
+        reason, payload = None, rec.to_json()
+    except RecordError as err:
+        reason, payload = err.reason, str(err)
+    except Exception as err:
+        reason, payload = "unreadable", f"{source}: {type(err).__name__}: {err}"
+    if reason is None:
+        return Checked(source, None, payload, None, payload)
+    try:
+        usable(rec)
+    except RecordError as err:
+        return Checked(source, reason, payload, err.reason, "")
+    except Exception:
+        return Checked(source, reason, payload, "unreadable", "")
+    return Checked(source, reason, payload, None, rec.to_json())
 
 
 def scan(root: Path, capture_free: int = 50, min_moves: int = 50, workers: int = 1,
-         include: Sequence[str] = ()) -> Iterator[Tuple[str, Optional[str], str]]:
-    """Check every SGF file below ``root``; yield ``(source, reason, payload)`` in file order.
-
-    ``source`` is the path relative to ``root``; ``reason`` is None for a
-    qualified game (``payload`` its record as JSON) or a key of
-    :data:`REASONS` (``payload`` the message).
-    """
+         include: Sequence[str] = ()) -> Iterator[Checked]:
+    """Check every SGF file below ``root``; yield a :class:`Checked` per file, in file order."""
     root = Path(root)
     jobs = [(str(p), p.relative_to(root).as_posix(), capture_free, min_moves) for p in sgf_files(root, include)]
     if workers > 1:
@@ -277,24 +366,42 @@ def scan(root: Path, capture_free: int = 50, min_moves: int = 50, workers: int =
 
 def write_scan(root: Path, qualified_path: Path, report_path: Path, rejected_path: Path,
                capture_free: int = 50, min_moves: int = 50, workers: int = 1,
-               include: Sequence[str] = ()) -> Dict[str, int]:
-    """Scan ``root``; write qualified records (JSONL), the count by reason (CSV) and every rejection (CSV)."""
+               include: Sequence[str] = (), usable_path: Optional[Path] = None) -> Dict[str, int]:
+    """Scan ``root``; write qualified records (JSONL), the count by reason (CSV) and every rejection (CSV).
+
+    ``usable_path``: also write every record usable for training (JSONL,
+    qualified ones included).  The report counts them (``usable``) and the
+    others by why they cannot train (``unusable_REASON``).
+    """
+    import contextlib
     import csv
 
-    counts = {"files": 0, "qualified": 0, **{r: 0 for r in REASONS}}
-    for p in (qualified_path, report_path, rejected_path):
+    # Handicap stones, passes and captures never stop a record from training.
+    training_reasons = [r for r in REASONS if r not in ("handicap", "pass_early", "capture_early")]
+    counts = {"files": 0, "qualified": 0, **{r: 0 for r in REASONS},
+              "usable": 0, **{f"unusable_{r}": 0 for r in training_reasons}}
+    paths = [qualified_path, report_path, rejected_path] + ([usable_path] if usable_path else [])
+    for p in paths:
         Path(p).parent.mkdir(parents=True, exist_ok=True)
-    with open(qualified_path, "w", encoding="utf-8") as q, open(rejected_path, "w", newline="", encoding="utf-8") as r:
-        rej = csv.writer(r)
+    with contextlib.ExitStack() as stack:
+        q = stack.enter_context(open(qualified_path, "w", encoding="utf-8"))
+        rej = csv.writer(stack.enter_context(open(rejected_path, "w", newline="", encoding="utf-8")))
+        u = stack.enter_context(open(usable_path, "w", encoding="utf-8")) if usable_path else None
         rej.writerow(["source", "reason", "detail"])
-        for source, reason, payload in scan(root, capture_free, min_moves, workers, include):
+        for c in scan(root, capture_free, min_moves, workers, include):
             counts["files"] += 1
-            if reason is None:
+            if c.reason is None:
                 counts["qualified"] += 1
-                q.write(payload + "\n")
+                q.write(c.payload + "\n")
             else:
-                counts[reason] += 1
-                rej.writerow([source, reason, payload])
+                counts[c.reason] += 1
+                rej.writerow([c.source, c.reason, c.payload])
+            if c.training_reason is None:
+                counts["usable"] += 1
+                if u:
+                    u.write(c.record + "\n")
+            else:
+                counts[f"unusable_{c.training_reason}"] += 1
     with open(report_path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["reason", "count"])
@@ -308,5 +415,5 @@ def load_records(path: Path) -> List[Record]:
         return [Record.from_json(line) for line in f if line.strip()]
 
 
-__all__ = ["REASONS", "Record", "RecordError", "read_sgf", "qualify", "scan", "write_scan",
+__all__ = ["REASONS", "Record", "RecordError", "Checked", "read_sgf", "qualify", "usable", "scan", "write_scan",
            "load_records", "fox_komi", "moves_from_string", "moves_to_string"]
