@@ -50,3 +50,26 @@ def test_pool_excludes_selected_and_duplicates():
     assert out["duplicates"] == 1
     sel = {r.moves for r in out["selected"]}
     assert not sel & {r.moves for r in out["pool"]}
+
+
+def test_pool_takes_usable_records_but_no_evaluation_opening():
+    from test_records import capture_at_30, handicap_sgf
+
+    recs = fake_records(6)
+    ha = read_sgf(handicap_sgf([m for m in filler_moves(60) if m not in ("dp", "pd")]).encode(), "ha.sgf")
+    cap = read_sgf(make_sgf(capture_at_30()).encode(), "cap.sgf")
+    out = select_games(recs, 2, seed=3, set_name="pro", leak_prefix=20, usable=recs + [ha, cap])
+    chosen = out["selected"]
+    # The evaluation draw does not depend on the usable records.
+    alone = select_games(recs, 2, seed=3, set_name="pro", leak_prefix=20)["selected"]
+    assert [r.id for r in chosen] == [r.id for r in alone]
+    pool = {r.source for r in out["pool"]}
+    assert {"ha.sgf"} <= pool and not pool & {r.source for r in chosen}
+    # fake_records share their first 45 moves, so every non-selected one repeats an evaluation opening;
+    # so does cap.sgf (the same first 26 moves).
+    assert out["leaked"] == 5 and out["evaluation"] == 2 and out["usable"] == 8 and pool == {"ha.sgf"}
+    # A game shorter than the opening that is the start of an evaluation game would leak it too.
+    start = read_sgf(make_sgf([chosen[0].moves[i:i + 2] for i in range(0, 14, 2)]).encode(), "short.sgf")
+    other = read_sgf(make_sgf(["aa", "ss", "as"]).encode(), "other.sgf")
+    out = select_games(recs, 2, seed=3, set_name="pro", leak_prefix=20, usable=recs + [start, other])
+    assert {r.source for r in out["pool"]} == {"other.sgf"}

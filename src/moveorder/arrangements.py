@@ -6,9 +6,11 @@ cannot leak through them), plus the actual sequence that produced them (the
 answer key, never shown to inference) and the game's metadata.
 
 :func:`select_games` picks the evaluation games of a set reproducibly from
-a seed; every other qualified game goes to the training pool, minus any game
-whose opening repeats an evaluation game's, so nothing of the answer key can
-leak into training.
+a seed among the qualified games; the training pool is every other record
+usable for training (:func:`moveorder.records.usable`: handicap, capture and
+short games included), minus any game whose opening repeats an evaluation
+game's (or, if shorter, is the start of one), so nothing of the answer key
+can leak into training.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -94,30 +96,40 @@ def dedupe(records: Sequence[Record]) -> Tuple[List[Record], int]:
 
 
 def select_games(records: Sequence[Record], count: int, seed: int, set_name: str,
-                 leak_prefix: int) -> Dict[str, object]:
-    """Pick ``count`` evaluation games and the training pool.
+                 leak_prefix: int, usable: Optional[Sequence[Record]] = None) -> Dict[str, object]:
+    """Pick ``count`` evaluation games among ``records`` and the training pool.
 
     Records are sorted by source path before drawing, so the choice depends
     only on the seed, the set's name and the files, not on scan order.  The
-    pool excludes every game whose first ``leak_prefix`` moves equal an
-    evaluation game's.  Returns ``{"selected", "pool", "duplicates", "leaked"}``.
+    pool is drawn from ``usable`` (default: ``records``), deduplicated, less
+    the evaluation games and every game whose first ``leak_prefix`` moves
+    equal an evaluation game's or whose whole (shorter) sequence starts one.
+    Returns ``{"selected", "pool", "duplicates", "leaked", "evaluation",
+    "usable"}``: the counts say where the ``usable`` candidates went
+    (``evaluation``: candidates that are evaluation games).
     """
     unique, duplicates = dedupe(sorted(records, key=lambda r: r.source))
     if len(unique) < count:
         raise ValueError(f"set {set_name!r}: only {len(unique)} qualified games, {count} requested")
     idx = _rng(seed, set_name).choice(len(unique), size=count, replace=False)
-    chosen = set(int(i) for i in idx)
-    selected = [unique[i] for i in sorted(chosen)]
-    prefixes = {r.moves[:2 * leak_prefix] for r in selected}
-    pool, leaked = [], 0
-    for i, r in enumerate(unique):
-        if i in chosen:
+    selected = [unique[i] for i in sorted(int(i) for i in idx)]
+    candidates = list(records) if usable is None else list(usable)
+    pool_unique, duplicates = dedupe(sorted(candidates, key=lambda r: r.source))
+    chosen = {r.moves for r in selected}
+    # Every even-length start (whole moves) of every evaluation opening: a game whose opening, or
+    # whose whole sequence when it is shorter, is one of these would show the answer key in training.
+    openings = {r.moves[:k] for r in selected for k in range(0, 2 * leak_prefix + 1, 2)}
+    pool, leaked, evaluation = [], 0, 0
+    for r in pool_unique:
+        if r.moves in chosen:
+            evaluation += 1
             continue
-        if r.moves[:2 * leak_prefix] in prefixes:
+        if r.moves[:2 * leak_prefix] in openings:
             leaked += 1
             continue
         pool.append(r)
-    return {"selected": selected, "pool": pool, "duplicates": duplicates, "leaked": leaked}
+    return {"selected": selected, "pool": pool, "duplicates": duplicates, "leaked": leaked,
+            "evaluation": evaluation, "usable": len(candidates)}
 
 
 def write_jsonl(path: Path, items) -> None:
