@@ -1,12 +1,18 @@
 """Training a human-move policy network (Leela Zero architecture) on a training pool.
 
 The pool is a JSONL file of records (:mod:`moveorder.records`), written by
-the data stage with every evaluation game left out.  Games are split into
-train and held-out by the seed; every position of a training game is a
-sample (planes from :func:`moveorder.features.board_history_planes`, one of
-the 8 symmetries drawn per sample), the policy target is the move played
-and the value target the game's result from the side to move (games with no
-result train the policy only).  Loss = cross-entropy + ``value_weight`` x MSE.
+the data stage with every evaluation game left out: every record usable for
+training, handicap games (their setup stones are the first board) and games
+with captures and passes included.  Games are split into train and held-out
+by a hash of each game's id and the seed (:func:`split_games`), so whether a
+game is held out depends on that game alone.  Every position of a training
+game is a sample (the planes of :func:`moveorder.features.board_history_planes`,
+built for a whole batch at once by :class:`PositionSampler`; optionally one
+of the 8 symmetries drawn per sample), the policy target is the move played
+and, with the value head on, the value target is the game's result from the
+side to move (games with no result train the policy only).  Loss =
+cross-entropy + ``value_weight`` x MSE.  The learning rate warms up linearly
+and decays along a cosine over the configured steps (:func:`lr_factor`).
 
 Checkpoints (model, optimiser, step, RNG states) are written every
 ``checkpoint_every`` steps and at the end; a rerun resumes from the last
@@ -15,13 +21,14 @@ one.  On a GPU the forward pass runs under bfloat16 autocast.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 import torch
@@ -29,8 +36,9 @@ from torch import nn
 from tqdm import tqdm
 
 from . import board as goboard
-from .features import board_history_planes
-from .networks import SYMMETRY_MAPS, LeelaNet, export_leela, parameter_count, symmetry_planes
+from . import coords
+from .features import FLAT_OF_LZ, HISTORY, N, PLANES
+from .networks import SYMMETRY_MAPS, LeelaNet, export_leela, parameter_count
 from .records import Record, load_records
 
 log = logging.getLogger(__name__)
@@ -43,8 +51,12 @@ class TrainConfig:
     steps: int = 3000
     batch_size: int = 128
     lr: float = 2e-3
+    warmup_steps: int = 100      # linear warm-up of the learning rate over these first steps
+    lr_schedule: str = "cosine"  # cosine: decays to 0 at `steps`; constant
     weight_decay: float = 1e-4
+    value_head: bool = True      # False: policy loss only (the likelihood needs only the policy)
     value_weight: float = 0.25
+    symmetries: bool = True      # one of the 8 symmetries of the board drawn per sample
     heldout_fraction: float = 0.05
     heldout_positions: int = 20000
     checkpoint_every: int = 500
@@ -52,11 +64,33 @@ class TrainConfig:
     threads: int = 0  # 0: torch's default
 
 
+LR_SCHEDULES = ("cosine", "constant")
+
+
+def lr_factor(step: int, steps: int, warmup_steps: int, schedule: str = "cosine") -> float:
+    """The multiplier of the base learning rate at optimiser step ``step`` (0-based) of ``steps``.
+
+    A linear warm-up, ``(step + 1) / warmup_steps`` up to 1, times a cosine
+    from 1 at step 0 to 0 at step ``steps`` (``"cosine"``) or 1 (``"constant"``).
+    """
+    if schedule not in LR_SCHEDULES:
+        raise ValueError(f"learning-rate schedule {schedule!r}: not one of {LR_SCHEDULES}")
+    warm = min(1.0, (step + 1) / warmup_steps) if warmup_steps > 0 else 1.0
+    if schedule == "constant":
+        return warm
+    return warm * 0.5 * (1 + math.cos(math.pi * min(step, steps) / steps))
+
+
 @dataclass
 class GameData:
-    boards: np.ndarray   # (moves + 1, 361) int8, boards[0] empty
+    boards: np.ndarray   # (moves + 1, 361) int8, top-row-first; boards[0] the setup (empty but for handicap)
     targets: np.ndarray  # (moves,) Leela Zero index of each move, 361 = pass
     winner: int          # +1 black won, -1 white won, 0 unknown/draw
+    black_first: bool = True  # False: White made the first move (after handicap stones)
+
+    def black_to_move(self) -> np.ndarray:
+        """(moves,) bool: Black plays move ``i``."""
+        return (np.arange(len(self.targets)) % 2 == 0) == self.black_first
 
 
 def _winner(result: str) -> int:
@@ -65,59 +99,129 @@ def _winner(result: str) -> int:
 
 
 def game_data(rec: Record) -> GameData:
-    """Replay a record (captures included) and keep every board state."""
-    from . import coords
-
+    """Replay a record from its setup stones (captures included) and keep every board state."""
     moves = rec.move_list()
-    b = goboard.Board(rec.size)
+    black, white = rec.setup_points()
+    b = goboard.from_stones(black, white, rec.size)
     boards = np.zeros((len(moves) + 1, rec.size * rec.size), dtype=np.int8)
-    colour = goboard.BLACK
+    boards[0] = b.points
+    colour = goboard.BLACK if rec.first_player == "B" else goboard.WHITE
     for i, m in enumerate(moves):
         b.play(colour, m)
         boards[i + 1] = b.points
         colour = goboard.opponent(colour)
     targets = np.array([coords.to_lz(m) for m in moves], dtype=np.int64)
-    return GameData(boards, targets, _winner(rec.result))
+    return GameData(boards, targets, _winner(rec.result), rec.first_player == "B")
 
 
 class PositionSampler:
-    """Every (game, move) pair of a list of games, with batch assembly."""
+    """Every (game, move) pair of a list of games, and batches of their input planes.
 
-    def __init__(self, games: List[GameData]):
-        self.games = games
-        self.index = np.array([(g, i) for g, gd in enumerate(games) for i in range(len(gd.targets))],
-                              dtype=np.int64)
+    Boards are kept bit-packed in Leela Zero order (2 x 46 bytes a board,
+    not 361), all games in one array, so a batch is a few array lookups
+    rather than a Python loop over samples.
+    """
+
+    def __init__(self, games: Iterable[GameData]):
+        black, white, rows, move_no, btm, targets, values = [], [], [], [], [], [], []
+        first = 0
+        for gd in games:
+            lz = gd.boards[:, FLAT_OF_LZ]
+            black.append(np.packbits(lz == goboard.BLACK, axis=1))
+            white.append(np.packbits(lz == goboard.WHITE, axis=1))
+            m = len(gd.targets)
+            rows.append(first + np.arange(m))
+            move_no.append(np.arange(m))
+            b = gd.black_to_move()
+            btm.append(b)
+            targets.append(gd.targets)
+            values.append(np.where(b, gd.winner, -gd.winner).astype(np.float32))
+            first += m + 1
+
+        def cat(parts, dtype, shape=(0,)):
+            return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(shape, dtype)
+
+        self.black = cat(black, np.uint8, (0, (N + 7) // 8))
+        self.white = cat(white, np.uint8, (0, (N + 7) // 8))
+        self.board_row = cat(rows, np.int64)    # row of the board before each position's move
+        self.move_no = cat(move_no, np.int64)   # moves played before it (history available)
+        self.black_to_move = cat(btm, bool)
+        self.targets = cat(targets, np.int64)
+        self.values = cat(values, np.float32)
+        self.games = len(rows)
+
+    @classmethod
+    def from_records(cls, records: Iterable[Record]) -> "PositionSampler":
+        return cls(game_data(r) for r in records)
 
     def __len__(self):
-        return len(self.index)
+        return len(self.targets)
+
+    def planes(self, rows: np.ndarray) -> np.ndarray:
+        """``(B, 18, 19, 19)`` float32 planes of positions ``rows``, as :func:`board_history_planes` builds them."""
+        h = np.arange(HISTORY)
+        valid = self.move_no[rows][:, None] >= h                                # (B, 8): before the first board: zeros
+        k = np.where(valid, self.board_row[rows][:, None] - h, 0)
+        black = np.unpackbits(self.black[k], axis=-1, count=N).astype(bool) & valid[..., None]  # (B, 8, 361)
+        white = np.unpackbits(self.white[k], axis=-1, count=N).astype(bool) & valid[..., None]
+        btm = self.black_to_move[rows]
+        out = np.empty((len(rows), PLANES, N), dtype=np.float32)
+        out[:, :HISTORY] = np.where(btm[:, None, None], black, white)
+        out[:, HISTORY:2 * HISTORY] = np.where(btm[:, None, None], white, black)
+        out[:, 16] = btm[:, None]
+        out[:, 17] = ~btm[:, None]
+        return out.reshape(len(rows), PLANES, coords.SIZE, coords.SIZE)
 
     def batch(self, rows: np.ndarray, rng: Optional[np.random.Generator]) -> Tuple[torch.Tensor, ...]:
-        planes = np.empty((len(rows), 18, 19, 19), dtype=np.float32)
-        targets = np.empty(len(rows), dtype=np.int64)
-        values = np.empty(len(rows), dtype=np.float32)
-        for j, r in enumerate(rows):
-            g, i = self.index[r]
-            gd = self.games[g]
-            black = i % 2 == 0
-            planes[j] = board_history_planes(gd.boards, int(i), black)
-            targets[j] = gd.targets[i]
-            values[j] = gd.winner if black else -gd.winner
-        x, t = torch.from_numpy(planes), torch.from_numpy(targets)
-        if rng is not None:  # one of the 8 symmetries per sample
+        """Planes, policy targets and value targets (from the side to move) of ``rows``.
+
+        With ``rng``, each sample is turned by one of the 8 symmetries drawn from it.
+        """
+        x = self.planes(rows)
+        t = self.targets[rows]
+        if rng is not None:  # one of the 8 symmetries per sample (numpy: no thread pool for small copies)
             sym = rng.integers(0, 8, len(rows))
             for s in range(1, 8):
-                sel = torch.from_numpy(np.nonzero(sym == s)[0])
+                sel = np.nonzero(sym == s)[0]
                 if len(sel):
-                    x[sel] = symmetry_planes(x[sel], s)
-                    t[sel] = SYMMETRY_MAPS[s][t[sel]]
-        return x, t, torch.from_numpy(values)
+                    x[sel] = symmetry_array(x[sel], s)
+                    t[sel] = _SYMMETRY_MAPS_NP[s][t[sel]]
+        return torch.from_numpy(np.ascontiguousarray(x)), torch.from_numpy(t), torch.from_numpy(self.values[rows])
+
+
+_SYMMETRY_MAPS_NP = [m.numpy() for m in SYMMETRY_MAPS]
+
+
+def symmetry_array(x: np.ndarray, s: int) -> np.ndarray:
+    """:func:`moveorder.networks.symmetry_planes` for numpy arrays (a view)."""
+    if s & 4:
+        x = np.swapaxes(x, -1, -2)
+    if s & 1:
+        x = x[..., ::-1]
+    if s & 2:
+        x = x[..., ::-1, :]
+    return x
+
+
+def _game_hash(record_id: str, seed: int) -> float:
+    """A number in [0, 1) fixed by a game's id and the seed."""
+    digest = hashlib.sha256(f"{seed}/{record_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") / 2 ** 64
 
 
 def split_games(records: List[Record], fraction: float, seed: int) -> Tuple[List[Record], List[Record]]:
-    rng = np.random.default_rng([seed, 1])
-    order = rng.permutation(len(records))
-    k = max(1, int(round(len(records) * fraction)))
-    held = set(order[:k].tolist())
+    """Train and held-out games: a game is held out when its id hashes (with ``seed``) below ``fraction``.
+
+    Whether a game is held out depends only on the game and the seed, so a
+    pool and any part of it (e.g. its qualified games) hold out the same
+    games.  At least one game lands on each side (in a pool of two or more).
+    """
+    keys = [_game_hash(r.id, seed) for r in records]
+    held = {i for i, k in enumerate(keys) if k < fraction}
+    if not held and records:  # a tiny pool: its lowest hash
+        held = {min(range(len(records)), key=keys.__getitem__)}
+    if len(held) == len(records) > 1:
+        held.discard(max(range(len(records)), key=keys.__getitem__))
     return ([r for i, r in enumerate(records) if i not in held], [r for i, r in enumerate(records) if i in held])
 
 
@@ -144,29 +248,39 @@ def evaluate(net: LeelaNet, sampler: PositionSampler, limit: int, device: torch.
 
 def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = None,
           progress: bool = True) -> Dict[str, object]:
-    """Train on ``pool``; write ``model.pt``, ``policy.txt.gz`` (Leela Zero format) and ``metrics.json``."""
+    """Train on ``pool``; write ``model.pt``, ``policy.txt.gz`` (Leela Zero format) and ``metrics.json``.
+
+    The metrics: held-out top-1 accuracy and mean log-likelihood of the
+    played move (:func:`evaluate`), counts of games and positions, and where
+    the time went (``seconds``: replaying the games, assembling batches,
+    forward/backward/update, evaluation; ``data_share``: the share of the
+    training steps' time spent outside forward/backward/update).
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
+    lr_factor(0, cfg.steps, cfg.warmup_steps, cfg.lr_schedule)  # reject an unknown schedule before any work
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     torch.manual_seed(cfg.seed)
     records = load_records(pool)
     if len(records) < 2:
         raise ValueError(f"{pool}: {len(records)} games in the training pool, need at least 2")
     train_recs, held_recs = split_games(records, cfg.heldout_fraction, cfg.seed)
-    t0 = time.time()
-    train_s = PositionSampler([game_data(r) for r in train_recs])
-    held_s = PositionSampler([game_data(r) for r in held_recs])
+    t0 = time.perf_counter()
+    train_s = PositionSampler.from_records(train_recs)
+    held_s = PositionSampler.from_records(held_recs)
+    seconds = {"replay": time.perf_counter() - t0, "data": 0.0, "compute": 0.0}
     log.info("%s: %d train games (%d positions), %d held-out games (%d positions), replayed in %.1f s",
-             pool, len(train_recs), len(train_s), len(held_recs), len(held_s), time.time() - t0)
+             pool, len(train_recs), len(train_s), len(held_recs), len(held_s), seconds["replay"])
 
     # Channels-last: 1.13x more training steps per second for 4x32 on a CPU (bench/networks.py).
     net = LeelaNet(cfg.blocks, cfg.filters).to(dev, memory_format=torch.channels_last)
-    params = [p for p in net.parameters() if p.requires_grad]
+    value_params = {id(p) for m in (net.value_conv, net.value_fc1, net.value_fc2) for p in m.parameters()}
+    params = [p for p in net.parameters() if p.requires_grad and (cfg.value_head or id(p) not in value_params)]
     opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
     sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / 100) * 0.5 * (1 + math.cos(math.pi * min(s, cfg.steps) / cfg.steps)))
+        opt, lambda s: lr_factor(s, cfg.steps, cfg.warmup_steps, cfg.lr_schedule))
     rng = np.random.default_rng([cfg.seed, 3])
     step = 0
     ckpt = out_dir / "checkpoint.pt"
@@ -189,44 +303,67 @@ def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = N
                     "torch_rng": torch.get_rng_state(), "step": step}, tmp)
         tmp.replace(ckpt)
 
+    def sync():  # so the clock reads finished work on a GPU too
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+
     ce = nn.CrossEntropyLoss()
     amp = dev.type == "cuda"
     net.train()
     bar = tqdm(total=cfg.steps, initial=step, disable=not progress, desc="train", mininterval=5)
-    t0, start_step = time.time(), step
+    start_step = step
     while step < cfg.steps:
-        x, t, z = train_s.batch(rng.integers(0, len(train_s), cfg.batch_size), rng)
+        t_data = time.perf_counter()
+        x, t, z = train_s.batch(rng.integers(0, len(train_s), cfg.batch_size), rng if cfg.symmetries else None)
         x, t, z = x.to(dev, memory_format=torch.channels_last), t.to(dev), z.to(dev)
+        sync()
+        t_compute = time.perf_counter()
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
-            logits, v = net(x)
+            if cfg.value_head:
+                logits, v = net(x)
+            else:
+                logits = net.policy_logits(x)
             p_loss = ce(logits.float(), t)
-            known = z != 0
-            v_loss = ((v.float() - z) ** 2)[known].mean() if known.any() else torch.zeros((), device=dev)
-            loss = p_loss + cfg.value_weight * v_loss
+            loss = p_loss
+            if cfg.value_head:
+                known = z != 0
+                v_loss = ((v.float() - z) ** 2)[known].mean() if known.any() else torch.zeros((), device=dev)
+                loss = p_loss + cfg.value_weight * v_loss
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
         sched.step()
         step += 1
-        acc = float((logits.argmax(-1) == t).float().mean())
-        bar.set_postfix(loss=f"{p_loss.item():.3f}", acc=f"{acc:.3f}", refresh=False)
+        sync()
+        t_end = time.perf_counter()
+        seconds["data"] += t_compute - t_data
+        seconds["compute"] += t_end - t_compute
+        if progress:
+            acc = float((logits.argmax(-1) == t).float().mean())
+            bar.set_postfix(loss=f"{p_loss.item():.3f}", acc=f"{acc:.3f}", refresh=False)
         bar.update(1)
         if step % cfg.checkpoint_every == 0 or step == cfg.steps:
             save()
     bar.close()
-    elapsed = time.time() - t0
+    elapsed = seconds["data"] + seconds["compute"]
+    t0 = time.perf_counter()
     metrics = evaluate(net, held_s, cfg.heldout_positions, dev, cfg.seed)
+    seconds["evaluate"] = time.perf_counter() - t0
     metrics.update({"pool": str(pool), "train_games": len(train_recs), "heldout_games": len(held_recs),
-                    "train_positions": len(train_s), "steps": cfg.steps, "parameters": parameter_count(net),
-                    "device": dev.type, "steps_per_second": (step - start_step) / elapsed if elapsed else None,
+                    "train_positions": len(train_s), "heldout_positions_available": len(held_s),
+                    "steps": cfg.steps, "parameters": parameter_count(net), "device": dev.type,
+                    "steps_per_second": (step - start_step) / elapsed if elapsed else None,
+                    "seconds": {k: round(v, 2) for k, v in seconds.items()},
+                    "data_share": seconds["data"] / elapsed if elapsed else None,
                     "config": asdict(cfg)})
     net.eval().cpu()
     torch.save({"kind": "leelanet", "blocks": cfg.blocks, "filters": cfg.filters,
                 "model": net.state_dict(), "metrics": metrics}, out_dir / "model.pt")
     export_leela(net, out_dir / "policy.txt.gz")
     (out_dir / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    log.info("held-out: top-1 %.3f, mean log-likelihood %.3f over %d positions",
-             metrics["top1_accuracy"], metrics["mean_log_likelihood"], metrics["positions"])
+    log.info("held-out: top-1 %.3f, mean log-likelihood %.3f over %d positions; %.1f%% of step time "
+             "assembling batches", metrics["top1_accuracy"], metrics["mean_log_likelihood"], metrics["positions"],
+             100 * (metrics["data_share"] or 0))
     return metrics
 
 

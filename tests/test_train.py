@@ -1,0 +1,138 @@
+"""Training's pieces: handicap boards, batch planes, the held-out split, the learning rate, the value head."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import filler_moves, make_sgf
+from moveorder import coords
+from moveorder.features import board_history_planes
+from moveorder.networks import SYMMETRY_MAPS, LeelaNet, symmetry_planes
+from moveorder.records import load_records, read_sgf
+from moveorder.train import PositionSampler, TrainConfig, game_data, lr_factor, split_games, train
+from test_records import capture_at_30, handicap_sgf
+
+
+def test_handicap_game_starts_from_its_stones_with_white_to_move():
+    moves = [m for m in filler_moves(30) if m not in ("dp", "pd")]
+    gd = game_data(read_sgf(handicap_sgf(moves).encode(), "ha.sgf"))
+    dp, pd = coords.to_flat(coords.from_sgf("dp")), coords.to_flat(coords.from_sgf("pd"))
+    assert gd.boards[0][dp] == gd.boards[0][pd] == 1 and gd.boards[0].sum() == 2
+    assert not gd.black_first and not gd.black_to_move()[0] and gd.black_to_move()[1]
+    planes = board_history_planes(gd.boards, 0, False)
+    # White to move: the handicap stones are the opponent's (plane 8), the side plane is White's (17).
+    assert planes[8].sum() == 2 and planes[0].sum() == 0 and planes[17].all() and not planes[16].any()
+    assert planes[9:16].sum() == 0  # no history before the first board
+
+
+def test_batch_planes_equal_the_reference_builder():
+    """Bit-packed batches give exactly board_history_planes' planes, for captures and handicap games too."""
+    games = [game_data(read_sgf(t.encode(), f"g{i}.sgf")) for i, t in enumerate([
+        make_sgf(filler_moves(40)), make_sgf(capture_at_30()),
+        handicap_sgf([m for m in filler_moves(30) if m not in ("dp", "pd")]),
+        make_sgf(filler_moves(12)[:6] + [""] + filler_moves(12)[6:])])]
+    sampler = PositionSampler(games)
+    index = [(g, i) for g, gd in enumerate(games) for i in range(len(gd.targets))]
+    assert len(sampler) == len(index) and sampler.games == 4
+    rows = np.arange(len(sampler))
+    x, t, z = sampler.batch(rows, None)
+    for r, (g, i) in enumerate(index):
+        black = bool(games[g].black_to_move()[i])
+        assert np.array_equal(x[r].numpy(), board_history_planes(games[g].boards, i, black)), (g, i)
+        assert t[r] == games[g].targets[i]
+
+
+def test_symmetries_turn_planes_and_targets_together():
+    gd = game_data(read_sgf(make_sgf(filler_moves(20)).encode(), "a.sgf"))
+    sampler = PositionSampler([gd])
+    rows = np.arange(len(sampler))
+    x0, t0, _ = sampler.batch(rows, None)
+    x, t, _ = sampler.batch(rows, np.random.default_rng(5))
+    assert not torch.equal(x, x0)
+    turned = 0
+    for r in rows:  # each sample is one symmetry of the plain one, with its target turned alike
+        fits = [s for s in range(8) if torch.equal(x[r], symmetry_planes(x0[r], s))]
+        assert any(t[r] == SYMMETRY_MAPS[s][t0[r]] for s in fits), r
+        turned += 0 not in fits
+    assert turned > len(rows) // 2
+
+
+def test_split_depends_on_each_game_alone(pro2_pool):
+    recs = load_records(pro2_pool)
+    _, held = split_games(recs, 0.1, seed=4)
+    part = recs[::3]
+    _, held_part = split_games(part, 0.1, seed=4)
+    assert {r.id for r in held_part} == {r.id for r in held} & {r.id for r in part}
+    assert 0.05 < len(held) / len(recs) < 0.15
+    assert {r.id for r in split_games(recs, 0.1, seed=5)[1]} != {r.id for r in held}
+    two = split_games(recs[:2], 0.01, seed=4)
+    assert len(two[0]) == 1 and len(two[1]) == 1
+
+
+def test_learning_rate_warms_up_then_follows_a_cosine():
+    assert lr_factor(0, 1000, 100) == pytest.approx(0.01 * 1.0, rel=1e-3)
+    assert lr_factor(49, 1000, 100) == pytest.approx(0.5 * 0.5 * (1 + math.cos(math.pi * 49 / 1000)))
+    assert lr_factor(500, 1000, 100) == pytest.approx(0.5)
+    assert lr_factor(999, 1000, 100) < 1e-4 and lr_factor(1000, 1000, 100) == 0
+    assert lr_factor(0, 1000, 0) == 1.0
+    assert lr_factor(10, 1000, 100, "constant") == pytest.approx(0.11) and lr_factor(500, 1000, 100, "constant") == 1
+    with pytest.raises(ValueError, match="schedule"):
+        lr_factor(0, 10, 1, "linear")
+
+
+def test_training_follows_the_schedule(pro2_pool, tmp_path):
+    """The optimiser's learning rate at the end is the schedule's (cosine: ~0; constant: the peak)."""
+    base = dict(blocks=1, filters=8, steps=6, batch_size=16, lr=0.01, warmup_steps=2, heldout_positions=50,
+                seed=2, threads=2)
+    for schedule, expected in (("cosine", lr_factor(5, 6, 2)), ("constant", 1.0)):
+        train(pro2_pool, tmp_path / schedule, TrainConfig(**base, lr_schedule=schedule), device="cpu", progress=False)
+        state = torch.load(tmp_path / schedule / "checkpoint.pt", weights_only=False)
+        assert state["scheduler"]["_last_lr"][0] == pytest.approx(0.01 * lr_factor(6, 6, 2, schedule))
+        assert state["scheduler"]["last_epoch"] == 6 and expected > 0
+
+
+def value_params(net):
+    return [p.detach().clone() for m in (net.value_conv, net.value_fc1, net.value_fc2) for p in m.parameters()]
+
+
+def test_value_head_is_optional(pro2_pool, tmp_path):
+    cfg = dict(blocks=1, filters=8, steps=8, batch_size=16, heldout_positions=200, seed=3, threads=2)
+    torch.manual_seed(3)
+    initial = value_params(LeelaNet(1, 8))
+    for on in (True, False):
+        out = tmp_path / str(on)
+        m = train(pro2_pool, out, TrainConfig(**cfg, value_head=on), device="cpu", progress=False)
+        net = LeelaNet(1, 8)
+        net.load_state_dict(torch.load(out / "model.pt", weights_only=False)["model"])
+        same = all(torch.equal(a, b) for a, b in zip(value_params(net), initial))
+        assert same == (not on), on  # without the head, its weights stay as initialised
+        assert m["top1_accuracy"] >= 0 and json.loads((out / "metrics.json").read_text())["config"]["value_head"] == on
+        # Where the time went, and the share of step time spent assembling batches.
+        assert 0 <= m["data_share"] < 1 and m["seconds"]["compute"] > 0
+    # Policy-only training repeats itself bit for bit too.
+    train(pro2_pool, tmp_path / "again", TrainConfig(**cfg, value_head=False), device="cpu", progress=False)
+    assert (tmp_path / "again/policy.txt.gz").read_bytes() == (tmp_path / "False/policy.txt.gz").read_bytes()
+
+
+def test_a_killed_run_resumes_to_the_same_weights(pro2_pool, tmp_path, monkeypatch):
+    cfg = TrainConfig(blocks=1, filters=8, steps=6, batch_size=16, heldout_positions=100, seed=6, threads=2,
+                      value_head=False, symmetries=True, checkpoint_every=3)
+    train(pro2_pool, tmp_path / "one", cfg, device="cpu", progress=False)
+    real, calls = PositionSampler.batch, []
+
+    def dies_at_step_5(self, rows, rng):
+        calls.append(1)
+        if len(calls) == 5:
+            raise KeyboardInterrupt("killed")
+        return real(self, rows, rng)
+
+    monkeypatch.setattr(PositionSampler, "batch", dies_at_step_5)
+    with pytest.raises(KeyboardInterrupt):
+        train(pro2_pool, tmp_path / "two", cfg, device="cpu", progress=False)
+    assert torch.load(tmp_path / "two/checkpoint.pt", weights_only=False)["step"] == 3
+    monkeypatch.setattr(PositionSampler, "batch", real)
+    train(pro2_pool, tmp_path / "two", cfg, device="cpu", progress=False)
+    assert (tmp_path / "one/policy.txt.gz").read_bytes() == (tmp_path / "two/policy.txt.gz").read_bytes()
