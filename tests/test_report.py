@@ -80,3 +80,27 @@ def test_report_writes_every_figure_and_table(tmp_path):
     summary = pd.read_csv(tmp_path / "out/summary.csv")
     assert summary.loc[0, "network"] == "test-net" and summary.loc[0, "dataset"] == "Fox pro"
     assert "LGM slope (paper)" in (tmp_path / "out/paper_comparison.md").read_text()
+
+
+def test_report_names_each_sets_network_and_appends_cross_level(tmp_path, monkeypatch):
+    titles = []
+    real = plots.likelihood_scatter
+    monkeypatch.setattr(plots, "likelihood_scatter",
+                        lambda panels, *a, **k: titles.append(list(panels)) or real(panels, *a, **k))
+    entries = []
+    for s in ("pro", "kgs"):
+        inferred, scored = fake_tables(seed=len(s))
+        inferred.to_csv(tmp_path / f"{s}-i.csv", index=False)
+        scored.to_csv(tmp_path / f"{s}-s.csv", index=False)
+        entries.append((s, 6, tmp_path / f"{s}-i.csv", tmp_path / f"{s}-s.csv"))
+    (tmp_path / "cross.md").write_text("## Networks across levels\n\n| a |\n|---|\n| 1 |\n")
+    make_report(entries, REPO / "config/paper_results.yaml", tmp_path / "out", tmp_path / "fig",
+                {"pro": "trained-pro", "kgs": "trained-kgs"}, {}, "note", cross_level=tmp_path / "cross.md")
+    summary = pd.read_csv(tmp_path / "out/summary.csv")
+    assert dict(zip(summary["set"], summary["network"])) == {"pro": "trained-pro", "kgs": "trained-kgs"}
+    text = (tmp_path / "out/summary.md").read_text()
+    assert "networks: pro trained-pro, kgs trained-kgs" in text and "## Networks across levels" in text
+    comp = pd.read_csv(tmp_path / "out/paper_comparison.csv")
+    assert list(comp["network"]) == ["trained-pro", "trained-kgs"]
+    # Every likelihood panel is titled with its set, length and network.
+    assert titles[-1] == ["pro6m, trained-pro", "kgs6m, trained-kgs"]

@@ -43,9 +43,10 @@ def cmd_filter(a: argparse.Namespace) -> int:
 
     counts = write_scan(Path(a.input), Path(a.qualified), Path(a.report), Path(a.rejected),
                         capture_free=a.capture_free, min_moves=a.min_moves, workers=a.workers,
-                        include=a.include)
-    log.info("%s: %d files, %d qualified; rejected: %s", a.input, counts["files"], counts["qualified"],
-             ", ".join(f"{k}={v}" for k, v in counts.items() if k not in ("files", "qualified") and v))
+                        include=a.include, usable_path=Path(a.usable) if a.usable else None)
+    log.info("%s: %d files, %d qualified, %d usable for training; rejected: %s", a.input, counts["files"],
+             counts["qualified"], counts["usable"],
+             ", ".join(f"{k}={v}" for k, v in counts.items() if k not in ("files", "qualified", "usable") and v))
     return 0
 
 
@@ -57,7 +58,8 @@ def cmd_select(a: argparse.Namespace) -> int:
     lengths = sorted(set(a.lengths))
     # Only games long enough for every length (and without early passes, which qualify ensures).
     records = [r for r in records if len(r.moves) // 2 >= max(lengths)]
-    chosen = select_games(records, a.count, a.seed, a.set, leak_prefix=max(lengths))
+    usable = load_records(Path(a.usable)) if a.usable else None
+    chosen = select_games(records, a.count, a.seed, a.set, leak_prefix=max(lengths), usable=usable)
     out = Path(a.out_dir)
     for n in lengths:
         write_jsonl(out / f"{n}m.jsonl", [clip(r, n, a.set) for r in chosen["selected"]])
@@ -67,9 +69,18 @@ def cmd_select(a: argparse.Namespace) -> int:
         w.writerow(["set", "id", "source", "black", "white", "black_rank", "white_rank", "date", "komi"])
         for r in chosen["selected"]:
             w.writerow([a.set, r.id, r.source, r.black, r.white, r.black_rank, r.white_rank, r.date, r.komi])
-    log.info("%s: %d qualified, %d duplicates dropped, %d selected, pool %d (%d excluded as repeats of "
-             "selected openings)", a.set, len(records), chosen["duplicates"], len(chosen["selected"]),
-             len(chosen["pool"]), chosen["leaked"])
+    # Where the pool's candidates went: each is in the pool or counted once under one reason.
+    pool_counts = [("candidates", chosen["usable"]),
+                   ("evaluation_games", chosen["evaluation"]),
+                   ("duplicates", chosen["duplicates"]), ("repeats_evaluation_opening", chosen["leaked"]),
+                   ("pool", len(chosen["pool"]))]
+    if a.pool_report:
+        with open(a.pool_report, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["what", "count"])
+            w.writerows(pool_counts)
+    log.info("%s: %d qualified, %d selected; pool %s", a.set, len(records), len(chosen["selected"]),
+             ", ".join(f"{k}={v}" for k, v in pool_counts))
     return 0
 
 
@@ -79,9 +90,28 @@ def cmd_train_policy(a: argparse.Namespace) -> int:
     from .train import TrainConfig, train
 
     cfg = TrainConfig(blocks=a.blocks, filters=a.filters, steps=a.steps, batch_size=a.batch_size, lr=a.lr,
-                      checkpoint_every=a.checkpoint_every, seed=a.seed, threads=a.threads,
-                      heldout_fraction=a.heldout_fraction)
+                      warmup_steps=a.warmup_steps, lr_schedule=a.lr_schedule, value_head=a.value_head,
+                      symmetries=a.symmetries, checkpoint_every=a.checkpoint_every, seed=a.seed,
+                      threads=a.threads, heldout_fraction=a.heldout_fraction)
     train(Path(a.pool), Path(a.out_dir), cfg, device=a.device, progress=not a.quiet)
+    return 0
+
+
+def cmd_cross_level(a: argparse.Namespace) -> int:
+    import torch
+
+    from .cross_level import write_tables
+
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    held, inf = write_tables({name: Path(path) for name, path in a.network},
+                             {s: Path(path) for s, path in a.heldout},
+                             [(s, int(n), net, Path(path)) for s, n, net, path in a.inferred],
+                             a.heldout_fraction, a.seed, Path(a.table), Path(a.inference_table),
+                             Path(a.markdown), positions=a.positions)
+    for r in held.itertuples():
+        log.info("%s on %s held-out games: top-1 %.3f, mean log-likelihood %.3f", r.network, r.set,
+                 r.top1_accuracy, r.mean_log_likelihood)
     return 0
 
 
@@ -231,8 +261,9 @@ def cmd_report(a: argparse.Namespace) -> int:
 
     entries = [(s, int(n), Path(i), Path(c)) for s, n, i, c in a.entry]
     datasets = dict(kv.split("=", 1) for kv in a.dataset)
-    make_report(entries, Path(a.paper), Path(a.out_dir), Path(a.figures), a.network, datasets, a.note,
-                a.examples)
+    network = dict(kv.split("=", 1) for kv in a.set_network) if a.set_network else a.network
+    make_report(entries, Path(a.paper), Path(a.out_dir), Path(a.figures), network, datasets, a.note,
+                a.examples, Path(a.cross_level) if a.cross_level else None)
     return 0
 
 
@@ -281,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("filter", help="parse every SGF below a folder and keep the games that qualify")
     s.add_argument("--input", required=True)
     s.add_argument("--qualified", required=True, help="JSONL of qualified records")
+    s.add_argument("--usable", default="", help="JSONL of every record usable for training (qualified included)")
     s.add_argument("--report", required=True, help="CSV: count of files by rejection reason")
     s.add_argument("--rejected", required=True, help="CSV: every rejected file with its reason")
     s.add_argument("--capture-free", type=int, default=50)
@@ -297,6 +329,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--lengths", type=int, nargs="+", default=[20, 40])
     s.add_argument("--out-dir", required=True, help="writes {n}m.jsonl per length")
     s.add_argument("--pool", required=True)
+    s.add_argument("--usable", default="",
+                   help="JSONL of the records usable for training: the pool is drawn from these "
+                        "(default: the qualified records)")
+    s.add_argument("--pool-report", default="", help="CSV: where the pool's candidates went")
     s.add_argument("--selection", required=True)
     s.set_defaults(func=cmd_select)
 
@@ -307,7 +343,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--filters", type=int, default=32)
     s.add_argument("--steps", type=int, default=3000)
     s.add_argument("--batch-size", type=int, default=128)
-    s.add_argument("--lr", type=float, default=2e-3)
+    s.add_argument("--lr", type=float, default=2e-3, help="peak learning rate")
+    s.add_argument("--warmup-steps", type=int, default=100, help="linear learning-rate warm-up over these steps")
+    s.add_argument("--lr-schedule", choices=["cosine", "constant"], default="cosine",
+                   help="after warm-up: cosine decay to 0 at the last step, or constant")
+    s.add_argument("--value-head", action=argparse.BooleanOptionalAction, default=True,
+                   help="train the value head too (the likelihood needs only the policy)")
+    s.add_argument("--symmetries", action=argparse.BooleanOptionalAction, default=True,
+                   help="turn each sample by one of the board's 8 symmetries, drawn at random")
     s.add_argument("--heldout-fraction", type=float, default=0.05)
     s.add_argument("--checkpoint-every", type=int, default=500)
     s.add_argument("--seed", type=int, default=0)
@@ -315,6 +358,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--device", default=None, help="cpu, cuda, ... (default: a GPU if there is one)")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_train_policy)
+
+    s = sub.add_parser("cross-level", help="every trained network on every set's held-out games (and inference runs)")
+    s.add_argument("--network", nargs=2, action="append", required=True, metavar=("NAME", "MODEL_PT"),
+                   help="a trained network (model.pt of train-policy); NAME trained-SET marks its own level")
+    s.add_argument("--heldout", nargs=2, action="append", required=True, metavar=("SET", "POOL"),
+                   help="a set's training pool; its held-out games are split off as train-policy does")
+    s.add_argument("--inferred", nargs=4, action="append", default=[], metavar=("SET", "N", "NETWORK", "CSV"),
+                   help="an inference table (infer-set) of SET at N moves with NETWORK")
+    s.add_argument("--heldout-fraction", type=float, default=0.05, help="as given to train-policy")
+    s.add_argument("--seed", type=int, default=0, help="as given to train-policy")
+    s.add_argument("--positions", type=int, default=20000, help="held-out positions per set (training's number)")
+    s.add_argument("--threads", type=int, default=0)
+    s.add_argument("--table", required=True, help="CSV: network, set, held-out top-1 and log-likelihood")
+    s.add_argument("--inference-table", required=True, help="CSV: LGM slope and share on/above y=x per run")
+    s.add_argument("--markdown", required=True, help="both tables as markdown")
+    s.set_defaults(func=cmd_cross_level)
 
     s = sub.add_parser("policy", help="print a network's policy (permille) after GTP moves, like leelaz heatmap")
     s.add_argument("network")
@@ -368,7 +427,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--paper", required=True, help="the paper's published numbers (config/paper_results.yaml)")
     s.add_argument("--out-dir", required=True, help="summary.csv/.md, paper_comparison.csv/.md")
     s.add_argument("--figures", required=True)
-    s.add_argument("--network", default="")
+    s.add_argument("--network", default="", help="the network every set was inferred with")
+    s.add_argument("--set-network", nargs="*", default=[],
+                   help="SET=NETWORK pairs: the network each set was inferred with (instead of --network)")
+    s.add_argument("--cross-level", default="", help="markdown of cross-level to append to summary.md")
     s.add_argument("--dataset", nargs="*", default=[], help="SET=description pairs for the tables")
     s.add_argument("--note", default="", help="a line naming the configuration, printed under figures")
     s.add_argument("--examples", type=int, default=3)

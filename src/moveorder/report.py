@@ -1,16 +1,18 @@
 """Summary tables, the side-by-side comparison with the paper, and every figure of a run.
 
 Input: for each set and length, the inference table (``infer-set``) and the
-scoring table (``score``).  Output: ``summary.csv`` / ``summary.md`` (one row
-per set and length, naming the network and dataset), ``paper_comparison.md``
-(our numbers beside the paper's, column by column) and the figures of
-:mod:`moveorder.plots`.
+scoring table (``score``), and the network each set was inferred with.
+Output: ``summary.csv`` / ``summary.md`` (one row per set and length, naming
+the network and dataset; with the cross-level tables of
+:mod:`moveorder.cross_level` when given), ``paper_comparison.md`` (our
+numbers beside the paper's, column by column) and the figures of
+:mod:`moveorder.plots`, every panel titled with its set, length and network.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 import yaml
@@ -26,11 +28,26 @@ def _label(set_name: str, n: int) -> str:
     return f"{set_name}{n}m"
 
 
-def build_summary(entries: Sequence[Tuple[str, int, pd.DataFrame, pd.DataFrame]], network: str,
+Networks = Union[str, Dict[str, str]]
+
+
+def network_of(networks: Networks, set_name: str) -> str:
+    """The network a set was inferred with: one name for every set, or a set -> name mapping."""
+    return networks if isinstance(networks, str) else networks.get(set_name, "")
+
+
+def networks_line(networks: Networks) -> str:
+    """``network X``, or ``networks: pro trained-pro, kgs trained-kgs`` when sets used different ones."""
+    if isinstance(networks, str) or len(set(networks.values())) == 1:
+        return f"network {networks if isinstance(networks, str) else next(iter(networks.values()))}"
+    return "networks: " + ", ".join(f"{s} {n}" for s, n in networks.items())
+
+
+def build_summary(entries: Sequence[Tuple[str, int, pd.DataFrame, pd.DataFrame]], network: Networks,
                   datasets: Dict[str, str]) -> pd.DataFrame:
     rows = []
     for set_name, n, inferred, scored in entries:
-        rows.append({"set": set_name, "n": n, **summarize(inferred, scored), "network": network,
+        rows.append({"set": set_name, "n": n, **summarize(inferred, scored), "network": network_of(network, set_name),
                      "dataset": datasets.get(set_name, set_name),
                      "katago": f"{scored['katago_model'].iloc[0]} @ {scored['visits'].iloc[0]} visits"
                      if len(scored) else ""})
@@ -63,26 +80,34 @@ def to_markdown(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
 
 
 def make_report(entries: Sequence[Tuple[str, int, Path, Path]], paper_path: Path, out_dir: Path,
-                figures_dir: Path, network: str, datasets: Dict[str, str], note: str = "",
-                examples: int = 3) -> pd.DataFrame:
+                figures_dir: Path, network: Networks, datasets: Dict[str, str], note: str = "",
+                examples: int = 3, cross_level: Optional[Path] = None) -> pd.DataFrame:
+    """Write the summary, the paper comparison and every figure; ``network``: one name, or one per set.
+
+    ``cross_level``: the markdown of :mod:`moveorder.cross_level`, appended to ``summary.md``.
+    """
     loaded = [(s, n, pd.read_csv(i), pd.read_csv(c)) for s, n, i, c in entries]
     paper = yaml.safe_load(Path(paper_path).read_text())
     summary = build_summary(loaded, network, datasets)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     summary.to_csv(out_dir / "summary.csv", index=False)
+    extra = "\n" + Path(cross_level).read_text() if cross_level else ""
+    header = "; ".join(x for x in (networks_line(network), note) if x)
     (out_dir / "summary.md").write_text(
-        f"# Summary\n\n{note}\n\n" + to_markdown(summary.drop(columns=["network", "dataset", "katago"]))
-        + "\n" + to_markdown(summary[["set", "n", "network", "dataset", "katago"]]))
+        f"# Summary\n\n{header}\n\n"
+        + to_markdown(summary.drop(columns=["network", "dataset", "katago"]))
+        + "\n" + to_markdown(summary[["set", "n", "network", "dataset", "katago"]]) + extra)
     comp = comparison_table(summary, paper)
+    comp.insert(1, "network", [network_of(network, s) for s in summary["set"]])
     comp.to_csv(out_dir / "paper_comparison.csv", index=False)
     (out_dir / "paper_comparison.md").write_text(
         f"# Our numbers beside the paper's\n\nPaper: {paper['source']}; network {paper['network']}.\n"
-        f"Ours: network {network}. {note}\n\n" + to_markdown(comp))
+        f"Ours: {header}.\n\n" + to_markdown(comp))
     figures_dir = Path(figures_dir)
     lik, loss = {}, {}
     for s, n, inf, sc in loaded:
-        title = _label(s, n)
+        title = f"{_label(s, n)}, {network_of(network, s)}"
         lik[title] = {"actual": inf["actual_lgm"].tolist(), "inferred": inf["lgm"].tolist()}
         loss[title] = {"loss_actual": sc["loss_actual"].tolist(), "loss_inferred": sc["loss_inferred"].tolist(),
                        "ratio": sc["lgm_ratio"].tolist()}
@@ -90,11 +115,11 @@ def make_report(entries: Sequence[Tuple[str, int, Path, Path]], paper_path: Path
         plots.loss_scatter({title: loss[title]}, figures_dir / f"loss_{s}_{n}m", note)
     plots.likelihood_scatter(lik, figures_dir / "likelihood_all", note)
     plots.loss_scatter(loss, figures_dir / "loss_all", note)
-    write_examples(loaded, figures_dir / "examples", examples)
+    write_examples(loaded, figures_dir / "examples", examples, network)
     return summary
 
 
-def write_examples(loaded, folder: Path, count: int) -> List[Path]:
+def write_examples(loaded, folder: Path, count: int, network: Networks = "") -> List[Path]:
     """The paper's Fig. 5: arrangements whose inferred sequence beats the actual one on both counts."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -109,7 +134,7 @@ def write_examples(loaded, folder: Path, count: int) -> List[Path]:
         split = lambda t: [t[i:i + 2] for i in range(0, len(t), 2)]  # noqa: E731
         written += plots.sequence_pair(
             split(r["inferred"]), split(r["actual"]), folder / f"example_{k}",
-            f"{_label(s, n)}, game {r['id']}",
+            f"{_label(s, n)}, game {r['id']}" + (f", {network_of(network, s)}" if network_of(network, s) else ""),
             f"LGM {r['lgm']:.3f}, loss {r['loss_inferred']:.3f}",
             f"LGM {r['actual_lgm']:.3f}, loss {r['loss_actual']:.3f}")
     if not written:  # say so in a figure, so the report never shows a missing file
