@@ -43,7 +43,7 @@ include: "workflow/rules/sweeps.smk"
 rule all:
     input:
         data_targets(),
-        expand("results/networks/trained-{dataset}/metrics.json", dataset=config["training"]["sets"]),
+        trained_network_targets(),
         inference_targets(),
         scoring_targets(),
         "results/summary.md",

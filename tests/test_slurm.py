@@ -2,8 +2,9 @@
 shipped profile, gives the same results as a local run of the same configuration.
 
 Two checks share one comparison: a tiny configuration in the default test run (a minute or two),
-and ``config/quick.yaml`` itself, marked ``cluster`` (about 45 minutes for both runs on 2 cores),
-which CI runs as its own step: ``pytest -q -m cluster``.
+and ``config/quick.yaml`` with ``config/cluster.yaml`` over it (quick's every rule, its two networks
+trained 500 steps each instead of 2,000), marked ``cluster`` (about 45 minutes for both runs on 2
+cores), which CI runs as its own step: ``pytest -q -m cluster``.
 """
 
 import json
@@ -97,6 +98,8 @@ def assert_same_results(local, cluster):
         assert (local / rel).read_bytes() == (cluster / rel).read_bytes(), rel
     for rel in [p.relative_to(local) for p in local.glob("results/networks/*/policy.txt.gz")]:  # byte for byte
         assert (local / rel).read_bytes() == (cluster / rel).read_bytes(), rel
+    for rel in [p.relative_to(local) for p in local.glob("results/networks/cross_level*.csv")]:
+        pd.testing.assert_frame_equal(pd.read_csv(local / rel), pd.read_csv(cluster / rel), obj=str(rel))
     for rel in files("results/inferred/**/*m.jsonl"):
         a = [json.loads(x) for x in open(local / rel)]
         b = [json.loads(x) for x in open(cluster / rel)]
@@ -128,16 +131,21 @@ def test_slurm_run_equals_local_run(tmp_path, slurm_cluster):
 
 @pytest.mark.cluster
 def test_quick_configuration_on_slurm_equals_local(tmp_path, slurm_cluster):
-    """The issue's acceptance run: config/quick.yaml, offline mirror, locally and through SLURM."""
+    """The acceptance run: config/quick.yaml (500 training steps, config/cluster.yaml), offline mirror,
+    locally and through SLURM."""
     local, cluster = run_local_and_on_slurm(
-        tmp_path, "--configfile", str(REPO / "config/quick.yaml"), "--config", f"mirror={MIRROR}")
+        tmp_path, "--configfile", str(REPO / "config/quick.yaml"), str(REPO / "config/cluster.yaml"),
+        "--config", f"mirror={MIRROR}")
     assert_same_results(local, cluster)
     rules = {rule for _, rule in slurm_jobs(cluster)}
-    # Every stage went through the scheduler, training and both sweeps included.
+    # Every stage went through the scheduler, both networks, the cross-level table and both sweeps included.
     assert {"download", "extract", "filter_records", "select_games", "katago_model", "train_policy", "infer",
-            "install_katago", "score", "figures", "sweep_summary"} <= rules
+            "install_katago", "score", "cross_level", "figures", "sweep_summary"} <= rules
+    assert sorted(rule for _, rule in slurm_jobs(cluster)).count("train_policy") == 2
     assert len(list(cluster.glob("results/sweeps/*/summary.csv"))) == 2
-    # The SLURM run trained the same network: same held-out accuracy, to the last digit.
-    ma = json.loads(next(local.glob("results/networks/*/metrics.json")).read_text())
-    mb = json.loads(next(cluster.glob("results/networks/*/metrics.json")).read_text())
-    assert ma["top1_accuracy"] == mb["top1_accuracy"] and ma["top1_accuracy"] > 0.2
+    # The SLURM run trained the same networks: same held-out accuracy, to the last digit.
+    for name in ("trained-pro", "trained-kgs"):
+        ma = json.loads((local / f"results/networks/{name}/metrics.json").read_text())
+        mb = json.loads((cluster / f"results/networks/{name}/metrics.json").read_text())
+        assert ma["top1_accuracy"] == mb["top1_accuracy"] and ma["top1_accuracy"] > 0.2
+        assert ma["config"]["steps"] == 500

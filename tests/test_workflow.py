@@ -90,3 +90,55 @@ def test_paper_network_comes_through_the_download_rule(tmp_path):
     proc = run_snakemake(tmp_path, "-n", "-p", "data/networks/best_v1/best_v1.txt.zip")
     out = proc.stdout + proc.stderr
     assert "rule download_network" in out and "https://sjeng.org/zero/best_v1.txt.zip" in out
+
+
+def planned_commands(workdir, *args):
+    proc = run_snakemake(workdir, "-n", "-p", *args)
+    lines = (proc.stdout + proc.stderr).splitlines()
+    return [line[line.index("moveorder "):].strip() for line in lines if "moveorder " in line]
+
+
+def test_own_level_infers_each_set_with_its_own_network(tmp_path):
+    """quick.yaml: one network per set; each set's main runs use its own; 20 moves also with the other."""
+    cmds = planned_commands(tmp_path, "--configfile", str(REPO / "config/quick.yaml"), "--config",
+                            f"mirror={MIRROR}")
+    trains = sorted(c.split("--pool ")[1].split()[0] for c in cmds if c.startswith("moveorder train-policy"))
+    assert trains == ["data/pool/kgs.jsonl", "data/pool/pro.jsonl"]
+    main = set()  # (set, length, network) of every run with the main settings
+    for c in cmds:
+        if c.startswith("moveorder infer-set") and "--init greedy --neighbour mix" in c:
+            arr = c.split("--arrangements ")[1].split()[0]           # data/arrangements/SET/Nm.jsonl
+            net = c.split("--network ")[1].split()[0]                # results/networks/trained-X/model.pt
+            main.add((arr.split("/")[2], arr.split("/")[3], net.split("/")[2]))
+    for s in ("pro", "kgs"):
+        for n in ("20m.jsonl", "40m.jsonl"):
+            assert (s, n, f"trained-{s}") in main
+    # The cross-level runs: 20 moves only, each set with the other level's network.
+    assert ("pro", "20m.jsonl", "trained-kgs") in main and ("kgs", "20m.jsonl", "trained-pro") in main
+    assert ("pro", "40m.jsonl", "trained-kgs") not in main and ("kgs", "40m.jsonl", "trained-pro") not in main
+    cross = [c for c in cmds if c.startswith("moveorder cross-level")]
+    assert len(cross) == 1 and cross[0].count("--network ") == 2 and cross[0].count("--inferred ") == 4
+    report = next(c for c in cmds if c.startswith("moveorder report"))
+    assert "--set-network pro=trained-pro kgs=trained-kgs" in report and "--cross-level" in report
+
+
+def test_own_level_needs_a_network_for_every_set(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump({"sets": ["pro", "kgs"], "training": {"sets": ["pro"]},
+                                   "policy": {"network": "own-level"}}))
+    proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
+    assert proc.returncode != 0 and "no network is trained for ['kgs']" in proc.stdout + proc.stderr
+    cfg.write_text(yaml.safe_dump({"sets": ["pro"], "training": {"sets": ["pro"], "cross_lengths": [30]}}))
+    proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
+    assert proc.returncode != 0 and "cross_lengths has 30" in proc.stdout + proc.stderr
+
+
+def test_one_network_for_every_set_still_works(tmp_path):
+    """policy.network naming one trained network: every set's runs use it, as before issue 15."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump({"sets": ["pro", "kgs"], "mirror": str(MIRROR), "training": {"sets": ["pro"]},
+                                   "policy": {"network": "trained-pro"}}))
+    cmds = planned_commands(tmp_path, "--configfile", str(cfg))
+    nets = {c.split("--network ")[1].split()[0] for c in cmds if c.startswith("moveorder infer-set")}
+    assert nets == {"results/networks/trained-pro/model.pt"}
+    assert sum(c.startswith("moveorder train-policy") for c in cmds) == 1

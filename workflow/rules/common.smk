@@ -7,6 +7,21 @@ from urllib.parse import urlsplit
 for _name in config["sets"]:
     if _name not in config["datasets"]:
         raise ValueError(f"config: sets names {_name!r}, which is not a key of `datasets`")
+for _name in config["training"]["sets"]:
+    if _name not in config["datasets"]:
+        raise ValueError(f"config: training.sets names {_name!r}, which is not a key of `datasets`")
+
+for _n in config["training"].get("cross_lengths", []):
+    if int(_n) not in [int(n) for n in config["selection"]["lengths"]]:
+        raise ValueError(f"config: training.cross_lengths has {_n}, which is not one of selection.lengths")
+
+# `policy.network: own-level`: each set is inferred with the network trained on its own pool.
+OWN_LEVEL = "own-level"
+if config["policy"]["network"] == OWN_LEVEL:
+    _untrained = [s for s in config["sets"] if s not in config["training"]["sets"]]
+    if _untrained:
+        raise ValueError(f"config: policy.network is {OWN_LEVEL!r}, but no network is trained for "
+                         f"{_untrained} (add them to training.sets)")
 
 DATASETS = list(config["datasets"])
 # The paper's published numbers, shipped with the workflow (found from any working directory).
@@ -41,15 +56,39 @@ def data_targets():
     out = []
     for s in config["sets"]:
         out += expand("data/arrangements/{dataset}/{n}m.jsonl", dataset=s, n=LENGTHS)
-        out += [f"results/data/{s}/filter_report.csv", f"data/pool/{s}.jsonl"]
+        out += [f"results/data/{s}/filter_report.csv", f"results/data/{s}/pool_report.csv", f"data/pool/{s}.jsonl"]
     return out
 
 
-def network_key(spec):
-    """A policy as named in config -> the name its runs are filed under (no slashes)."""
+def network_key(spec, dataset=None):
+    """A policy as named in config -> the name its runs are filed under (no slashes).
+
+    ``own-level`` names the network trained on ``dataset``'s own pool.
+    """
+    if spec == OWN_LEVEL:
+        if dataset is None:
+            raise ValueError(f"network {OWN_LEVEL!r} depends on the set it infers; no set given")
+        return f"trained-{dataset}"
     if spec.startswith("trained-") or spec in config["networks"]:
         return spec
     return "file-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(spec).name)
+
+
+def set_networks():
+    """Each evaluated set -> the key of the network its main runs use."""
+    return {s: network_key(config["policy"]["network"], s) for s in config["sets"]}
+
+
+# The networks we train, one per set (`training.sets`), and the sets whose held-out games they are
+# compared on (results/networks/cross_level.csv).
+TRAINED_SETS = list(config["training"]["sets"])
+CROSS_SETS = list(dict.fromkeys(TRAINED_SETS + list(config["sets"])))
+CROSS_LENGTHS = [int(n) for n in config["training"].get("cross_lengths", [])]
+
+
+def trained_network_targets():
+    out = expand("results/networks/trained-{dataset}/metrics.json", dataset=TRAINED_SETS)
+    return out + (["results/networks/cross_level.csv"] if TRAINED_SETS else [])
 
 
 def network_file(key):
@@ -78,10 +117,15 @@ def iterations_for(n):
     return table[min(known, key=lambda k: (abs(k - n), k))]  # the nearest length's setting
 
 
-def main_run(**overrides):
-    """The main experiment's run parameters (the paper's, from config), with any overrides."""
+def main_run(dataset=None, **overrides):
+    """The main experiment's run parameters for a set (the paper's, from config), with any overrides.
+
+    ``dataset`` picks the network under ``policy.network: own-level``.
+    """
     inf = config["inference"]
-    run = {"network": network_key(config["policy"]["network"]), "init": inf["init"], "neighbour": inf["neighbour"],
+    network = config["policy"]["network"]
+    run = {"network": network_key(network, dataset) if "network" not in overrides else None,
+           "init": inf["init"], "neighbour": inf["neighbour"],
            "trials": inf["trials"], "t_start": inf["t_start"], "t_end": inf["t_end"], "iterations": None}
     run.update(overrides)
     return run
@@ -96,7 +140,13 @@ def run_path(run, dataset, n, suffix):
 
 
 def inference_targets():
-    return [run_path(main_run(), s, n, ".csv") for s in config["sets"] for n in LENGTHS]
+    return [run_path(main_run(s), s, n, ".csv") for s in config["sets"] for n in LENGTHS]
+
+
+def cross_level_runs():
+    """(set, n, network key, run) of every set inferred with every trained network at `training.cross_lengths`."""
+    return [(s, n, f"trained-{t}", main_run(s, network=f"trained-{t}"))
+            for s in config["sets"] for n in CROSS_LENGTHS for t in TRAINED_SETS]
 
 
 # KataGo: the model scoring sequences, and the folder its results go to.
@@ -127,7 +177,7 @@ def score_path(run, dataset, n, suffix=".csv"):
 
 
 def scoring_targets():
-    return [score_path(main_run(), s, n) for s in config["sets"] for n in LENGTHS]
+    return [score_path(main_run(s), s, n) for s in config["sets"] for n in LENGTHS]
 
 
 # Sweeps: each file names axes and values; runs are their product (or the listed subset).
@@ -149,8 +199,8 @@ def load_sweep(path):
     runs = []
     for combo in combos:
         base = {"dataset": config["sets"][0], "n": LENGTHS[0], **spec.get("base", {}), **combo}
-        run = main_run(**{k: v for k, v in base.items() if k not in ("dataset", "n")})
-        run["network"] = network_key(run["network"])
+        run = main_run(base["dataset"], **{k: v for k, v in base.items() if k not in ("dataset", "n")})
+        run["network"] = network_key(run["network"], base["dataset"])
         run.update(dataset=base["dataset"], n=int(base["n"]),
                    label=" ".join(f"{k}={v}" for k, v in combo.items()) or "base")
         runs.append(run)

@@ -42,6 +42,7 @@ rule filter_records:
         "data/extracted/{dataset}",
     output:
         qualified="data/records/{dataset}/qualified.jsonl",
+        usable="data/records/{dataset}/usable.jsonl",
         report="results/data/{dataset}/filter_report.csv",
         rejected="results/data/{dataset}/rejected.csv",
     params:
@@ -56,18 +57,21 @@ rule filter_records:
     log:
         "logs/filter/{dataset}.log",
     shell:
-        "moveorder filter --input {input:q} --qualified {output.qualified:q} "
+        "moveorder filter --input {input:q} --qualified {output.qualified:q} --usable {output.usable:q} "
         "--report {output.report:q} --rejected {output.rejected:q} "
         "--capture-free {params.capture_free} --min-moves {params.min_moves} "
         "--workers {threads} --include {params.include} > {log:q} 2>&1"
 
 
+# Evaluation games from the qualified records; the training pool from every usable record.
 rule select_games:
     input:
-        "data/records/{dataset}/qualified.jsonl",
+        qualified="data/records/{dataset}/qualified.jsonl",
+        usable="data/records/{dataset}/usable.jsonl",
     output:
         arrangements=expand("data/arrangements/{{dataset}}/{n}m.jsonl", n=LENGTHS),
         pool="data/pool/{dataset}.jsonl",
+        pool_report="results/data/{dataset}/pool_report.csv",
         selection="results/data/{dataset}/selection.csv",
     params:
         games=config["selection"]["games"],
@@ -79,6 +83,7 @@ rule select_games:
     log:
         "logs/select/{dataset}.log",
     shell:
-        "moveorder select --records {input:q} --set {wildcards.dataset} --count {params.games} "
-        "--seed {params.seed} --lengths {params.lengths} --out-dir {params.out_dir:q} "
-        "--pool {output.pool:q} --selection {output.selection:q} > {log:q} 2>&1"
+        "moveorder select --records {input.qualified:q} --usable {input.usable:q} --set {wildcards.dataset} "
+        "--count {params.games} --seed {params.seed} --lengths {params.lengths} --out-dir {params.out_dir:q} "
+        "--pool {output.pool:q} --pool-report {output.pool_report:q} --selection {output.selection:q} "
+        "> {log:q} 2>&1"

@@ -3,9 +3,10 @@
 
 rule figures:
     input:
-        inferred=[run_path(main_run(), s, n, ".csv") for s in config["sets"] for n in LENGTHS],
-        scored=[score_path(main_run(), s, n) for s in config["sets"] for n in LENGTHS],
+        inferred=[run_path(main_run(s), s, n, ".csv") for s in config["sets"] for n in LENGTHS],
+        scored=[score_path(main_run(s), s, n) for s in config["sets"] for n in LENGTHS],
         paper=PAPER_RESULTS,
+        cross_level=["results/networks/cross_level.md"] if TRAINED_SETS else [],
     output:
         summary=report("results/summary.csv", caption="../report/tables.rst", category="Tables"),
         summary_md="results/summary.md",
@@ -45,16 +46,17 @@ rule figures:
                 [(s, n) for s in config["sets"] for n in LENGTHS], input.inferred, input.scored
             )
         ),
-        network=network_key(config["policy"]["network"]),
+        networks=" ".join(f"{s}={net}" for s, net in set_networks().items()),
+        cross_level=lambda w, input: f"--cross-level {input.cross_level[0]}" if input.cross_level else "",
         datasets=" ".join(
             repr(f"{s}={config['datasets'][s].get('description', s)}") for s in config["sets"]
         ),
-        note=f"network {network_key(config['policy']['network'])}; KataGo {KATAGO_TAG}; seed {config['seed']}",
+        note=f"KataGo {KATAGO_TAG}; seed {config['seed']}",
     conda:
         "../../envs/moveorder.yaml"
     log:
         "logs/figures/figures.log",
     shell:
         "moveorder report {params.entries} --paper {input.paper:q} --out-dir results "
-        "--figures results/figures --network {params.network} --dataset {params.datasets} "
-        "--note {params.note:q} > {log:q} 2>&1"
+        "--figures results/figures --set-network {params.networks} {params.cross_level} "
+        "--dataset {params.datasets} --note {params.note:q} > {log:q} 2>&1"

@@ -27,6 +27,10 @@ rule train_policy:
     params:
         out_dir=lambda w: f"results/networks/trained-{w.dataset}",
         t=config["training"],
+        flags=" ".join(
+            ("--" if config["training"][k] else "--no-") + k.replace("_", "-")
+            for k in ("value_head", "symmetries")
+        ),
         seed=config["seed"],
     threads: config["threads"]["train"]
     resources:
@@ -39,6 +43,44 @@ rule train_policy:
     shell:
         "moveorder train-policy --pool {input:q} --out-dir {params.out_dir:q} "
         "--blocks {params.t[blocks]} --filters {params.t[filters]} --steps {params.t[steps]} "
-        "--batch-size {params.t[batch_size]} --lr {params.t[lr]} "
+        "--batch-size {params.t[batch_size]} --lr {params.t[lr]} --warmup-steps {params.t[warmup_steps]} "
+        "--lr-schedule {params.t[lr_schedule]} {params.flags} "
         "--heldout-fraction {params.t[heldout_fraction]} --seed {params.seed} "
         "--threads {threads} --quiet > {log:q} 2>&1"
+
+
+# Each trained network on each set's held-out games (the same split as training's), and, at
+# training.cross_lengths, each set inferred with each trained network: its own level's and the others'.
+rule cross_level:
+    input:
+        models=expand("results/networks/trained-{dataset}/model.pt", dataset=TRAINED_SETS),
+        pools=expand("data/pool/{dataset}.jsonl", dataset=CROSS_SETS),
+        inferred=[run_path(run, s, n, ".csv") for s, n, _, run in cross_level_runs()],
+    output:
+        heldout=report(
+            "results/networks/cross_level.csv",
+            caption="../report/cross_level.rst",
+            category="Networks",
+        ),
+        inference="results/networks/cross_level_inference.csv",
+        markdown="results/networks/cross_level.md",
+    params:
+        networks=" ".join(f"--network trained-{t} results/networks/trained-{t}/model.pt" for t in TRAINED_SETS),
+        heldout=" ".join(f"--heldout {s} data/pool/{s}.jsonl" for s in CROSS_SETS),
+        inferred=" ".join(
+            f"--inferred {s} {n} {net} {run_path(run, s, n, '.csv')}" for s, n, net, run in cross_level_runs()
+        ),
+        fraction=config["training"]["heldout_fraction"],
+        seed=config["seed"],
+    threads: config["threads"]["train"]
+    resources:
+        mem_mb=8000,
+    conda:
+        "../../envs/moveorder.yaml"
+    log:
+        "logs/networks/cross_level.log",
+    shell:
+        "moveorder cross-level {params.networks} {params.heldout} {params.inferred} "
+        "--heldout-fraction {params.fraction} --seed {params.seed} --threads {threads} "
+        "--table {output.heldout:q} --inference-table {output.inference:q} --markdown {output.markdown:q} "
+        "> {log:q} 2>&1"
