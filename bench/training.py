@@ -1,0 +1,134 @@
+"""Held-out accuracy of the policy network before and after issue 15, on the same held-out games, in one run.
+
+    python bench/training.py --pool data/pool/pro.jsonl --qualified data/records/pro/qualified.jsonl \
+        --config config/quick.yaml --out bench-training [--variant NAME POOL KEY=VALUE ...]
+
+Two networks by default, both trained here from the same seed for the configuration's steps:
+
+* ``before``: main's training before issue 15: the pool's qualified games only (no handicap, no capture
+  before move 50), value head on, one of 8 symmetries per sample, AdamW 2e-3, 100 warm-up steps, cosine;
+* ``now``: the configuration's ``training`` settings on the whole pool (every usable record).
+
+A game is held out by a hash of its id and the seed (moveorder.train.split_games), so the held-out games
+of the qualified pool are exactly the qualified games among the held-out games of the whole pool, and
+no network trains on any of them. Every network is evaluated on both: all held-out games of the pool,
+and their qualified part. ``--variant`` adds networks (POOL: ``usable`` or ``qualified``; KEY=VALUE:
+TrainConfig fields over the configuration's), e.g. ``--variant now-qualified qualified``.
+Prints a markdown table and writes OUT/results.json.
+"""
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict, fields
+from pathlib import Path
+
+import torch
+import yaml
+
+from moveorder.records import load_records
+from moveorder.train import PositionSampler, TrainConfig, evaluate, split_games, train
+
+# main's training at commit 9f32ba9 (what quick.yaml ran before issue 15)
+BEFORE = dict(lr=2e-3, warmup_steps=100, lr_schedule="cosine", value_head=True, symmetries=True)
+
+
+def config_training(path: Path, seed: int) -> dict:
+    """The training settings of a workflow configuration (merged over config/config.yaml)."""
+    repo = Path(__file__).resolve().parents[1]
+    merged = yaml.safe_load((repo / "config/config.yaml").read_text())["training"]
+    if path.resolve() != (repo / "config/config.yaml").resolve():
+        merged.update(yaml.safe_load(path.read_text()).get("training", {}))
+    keys = {f.name for f in fields(TrainConfig)}
+    return {k: v for k, v in merged.items() if k in keys} | {"seed": seed}
+
+
+def parse_value(text: str):
+    return yaml.safe_load(text)
+
+
+def write_pool(records, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(r.to_json() + "\n" for r in records))
+    return path
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--pool", required=True, help="the data stage's training pool (every usable record)")
+    p.add_argument("--qualified", required=True, help="the set's qualified records (data/records/SET/qualified.jsonl)")
+    p.add_argument("--config", default="config/quick.yaml")
+    p.add_argument("--seed", type=int, default=None, help="default: the configuration's seed")
+    p.add_argument("--out", required=True)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--steps", type=int, default=None, help="default: the configuration's")
+    p.add_argument("--no-defaults", action="store_true", help="only the --variant networks")
+    p.add_argument("--variant", nargs="+", action="append", default=[], metavar=("NAME", "POOL"))
+    a = p.parse_args(argv)
+
+    cfg_path = Path(a.config)
+    seed = a.seed
+    if seed is None:
+        repo = Path(__file__).resolve().parents[1]
+        seed = yaml.safe_load((repo / "config/config.yaml").read_text())["seed"]
+        seed = yaml.safe_load(cfg_path.read_text()).get("seed", seed)
+    now = config_training(cfg_path, seed) | {"threads": a.threads}
+    if a.steps:
+        now["steps"] = a.steps
+    out = Path(a.out)
+
+    pool = load_records(Path(a.pool))
+    qualified_ids = {r.id for r in load_records(Path(a.qualified))}
+    pools = {"usable": Path(a.pool),
+             "qualified": write_pool([r for r in pool if r.id in qualified_ids], out / "qualified-pool.jsonl")}
+    _, held = split_games(pool, now["heldout_fraction"], seed)
+    held_sets = {"all": held, "qualified": [r for r in held if r.id in qualified_ids]}
+    samplers = {k: PositionSampler.from_records(v) for k, v in held_sets.items()}
+
+    variants = [] if a.no_defaults else [("before", "qualified", now | BEFORE), ("now", "usable", now)]
+    for name, pool_name, *pairs in a.variant:
+        if pool_name not in pools:
+            p.error(f"--variant {name}: pool {pool_name!r} is not one of {sorted(pools)}")
+        variants.append((name, pool_name, now | {k: parse_value(v) for k, v in (x.split("=", 1) for x in pairs)}))
+
+    rows = []
+    for name, pool_name, settings in variants:
+        cfg = TrainConfig(**settings)
+        t0 = time.perf_counter()
+        m = train(pools[pool_name], out / name, cfg, device="cpu", progress=False)
+        wall = time.perf_counter() - t0
+        state = torch.load(out / name / "model.pt", map_location="cpu", weights_only=False)
+        from moveorder.networks import LeelaNet
+
+        net = LeelaNet(cfg.blocks, cfg.filters)
+        net.load_state_dict(state["model"])
+        row = {"network": name, "pool": pool_name, "train_games": m["train_games"],
+               "train_positions": m["train_positions"], "wall_seconds": round(wall, 1),
+               "seconds": m["seconds"], "data_share": m["data_share"], "config": asdict(cfg)}
+        for held_name, sampler in samplers.items():
+            e = evaluate(net, sampler, cfg.heldout_positions, torch.device("cpu"), seed)
+            row[f"top1_{held_name}"] = e["top1_accuracy"]
+            row[f"loglik_{held_name}"] = e["mean_log_likelihood"]
+            row[f"positions_{held_name}"] = e["positions"]
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+
+    (out / "results.json").write_text(json.dumps({"held_out_games": {k: len(v) for k, v in held_sets.items()},
+                                                  "rows": rows}, indent=2) + "\n")
+    print(f"Held-out games: {len(held_sets['all'])} of the pool ({samplers['all'].__len__()} positions), "
+          f"{len(held_sets['qualified'])} of them qualified ({len(samplers['qualified'])} positions); "
+          f"up to {now.get('heldout_positions', 20000)} positions each.\n")
+    print("| network | pool | training games | training positions | wall (s) | share of step time outside "
+          "forward/backward | top-1, all held-out | top-1, qualified held-out | mean log-likelihood, all | "
+          "mean log-likelihood, qualified |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['network']} | {r['pool']} | {r['train_games']:,} | {r['train_positions']:,} | "
+              f"{r['wall_seconds']:.0f} | {100 * (r['data_share'] or 0):.1f}% | {100 * r['top1_all']:.1f}% | "
+              f"{100 * r['top1_qualified']:.1f}% | {r['loglik_all']:.3f} | {r['loglik_qualified']:.3f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
