@@ -148,12 +148,12 @@ def test_handicap_game_is_usable_with_its_stones(node):
     rec = read_sgf(handicap_sgf(moves, node).encode(), "ha.sgf")
     assert reason_of(handicap_sgf(moves, node)) in ("handicap", "setup_stones")
     records.usable(rec)
-    assert rec.setup_black == "dppd" and rec.setup_white == "" and rec.first_player == "W"
+    assert rec.start_black == "dppd" and rec.start_white == "" and rec.first_player == "W"
     again = records.Record.from_json(rec.to_json())
-    assert again.setup_points() == ([(15, 3), (3, 15)], []) and again.first_player == "W"
+    assert again.start_points() == ([(15, 3), (3, 15)], []) and again.first_player == "W"
     # A game without setup stones writes the same JSON as before the pool took handicap games.
     plain = read_sgf(make_sgf(filler_moves(60)).encode(), "p.sgf").to_json()
-    assert "setup_black" not in plain and "first_player" not in plain
+    assert "start_black" not in plain and "first_player" not in plain
 
 
 def test_captures_passes_and_short_games_are_usable():

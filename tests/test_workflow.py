@@ -25,8 +25,8 @@ def run_snakemake(workdir, *args, check=True):
     return proc
 
 
-def read_report(path):
-    return {row["reason"]: int(row["count"]) for row in csv.DictReader(open(path))}
+def read_report(path, key="reason"):
+    return {row[key]: int(row["count"]) for row in csv.DictReader(open(path))}
 
 
 def test_lint_is_clean(tmp_path):
@@ -74,6 +74,16 @@ def test_mirror_pro_and_kgs_full_selection(tmp_path):
     # Pro.7z + Pro2.7z hold 9,669 + 680 files; Pro.7z alone has 2,115 qualifying games (shared/data/README).
     assert pro["files"] == 10349 and pro["qualified"] == 2300 and pro["handicap"] == 6391
     assert kgs["files"] == 12778 and kgs["qualified"] == 4694  # as the mirror's README measured
+    # Usable for training: all but unreadable files, colours that do not alternate, illegal moves, no moves.
+    assert pro["usable"] == 9920 and pro["unusable_bad_move_order"] == 412 and pro["unusable_unreadable"] == 14
+    assert kgs["usable"] == 12767 and kgs["unusable_too_short"] == 11
+    for s, report in (("pro", pro), ("kgs", kgs)):
+        assert report["usable"] + sum(v for k, v in report.items() if k.startswith("unusable_")) == report["files"]
+        pool = read_report(tmp_path / f"results/data/{s}/pool_report.csv", key="what")
+        assert pool["candidates"] == report["usable"] and pool["evaluation_games"] == 100
+        assert pool["candidates"] == sum(pool[k] for k in ("evaluation_games", "duplicates",
+                                                           "repeats_evaluation_opening", "pool"))
+        assert sum(1 for _ in open(tmp_path / f"data/pool/{s}.jsonl")) == pool["pool"]
     for s in ("pro", "kgs"):
         for n in (20, 40):
             rows = [json.loads(l) for l in open(tmp_path / f"data/arrangements/{s}/{n}m.jsonl")]

@@ -73,8 +73,8 @@ class Record:
     white_rank: str = ""
     date: str = ""
     result: str = ""
-    setup_black: str = ""    # SGF points of black stones set up before the first move (handicap)
-    setup_white: str = ""    # the same for white
+    start_black: str = ""    # SGF points of the black stones on the board before the first move (handicap)
+    start_white: str = ""    # the same for white (both from AB/AW/AE before the first move)
     first_player: str = "B"  # colour of the first move (W after handicap stones)
     setup: bool = field(default=False, repr=False)
     colours: str = field(default="", repr=False)  # "BWBW..." as recorded
@@ -83,16 +83,15 @@ class Record:
     def move_list(self) -> List[coords.Move]:
         return moves_from_string(self.moves, self.size)
 
-    def setup_points(self) -> Tuple[List[coords.Point], List[coords.Point]]:
+    def start_points(self) -> Tuple[List[coords.Point], List[coords.Point]]:
         """Black and white stones on the board before the first move."""
-        return ([coords.from_sgf(self.setup_black[i:i + 2], self.size) for i in range(0, len(self.setup_black), 2)],
-                [coords.from_sgf(self.setup_white[i:i + 2], self.size) for i in range(0, len(self.setup_white), 2)])
+        return moves_from_string(self.start_black, self.size), moves_from_string(self.start_white, self.size)
 
     def to_json(self) -> str:
         d = asdict(self)
         for key in ("setup", "colours", "setup_after_moves"):
             d.pop(key)
-        for key, default in (("setup_black", ""), ("setup_white", ""), ("first_player", "B")):
+        for key, default in (("start_black", ""), ("start_white", ""), ("first_player", "B")):
             if d[key] == default:  # a game without handicap stones reads as it always did
                 d.pop(key)
         return json.dumps(d, ensure_ascii=False)
@@ -191,13 +190,13 @@ def read_sgf(data: bytes, source: str) -> Record:
         except ValueError:
             raise RecordError("unreadable", f"{source}: HA[{text('HA')}] is not a number") from None
     moves, colours, setup, setup_after_moves = [], [], False, False
-    setup_stones = {}  # (row, col) -> "B" / "W", placed before the first move
+    start = {}  # (row, col) -> "B" / "W": the board before the first move
     for node in nodes:
         if any(node.has_property(p) for p in ("AB", "AW", "AE")):
             setup = True
             setup_after_moves = setup_after_moves or bool(moves)
             if not moves:
-                _place_setup(node, size, setup_stones)
+                _place_setup(node, size, start)
         has_b, has_w = node.has_property("B"), node.has_property("W")
         if has_b and has_w:
             raise RecordError("bad_move_order", f"{source}: a node holds both B and W")
@@ -216,8 +215,8 @@ def read_sgf(data: bytes, source: str) -> Record:
         komi=komi, rules=text("RU"), handicap=handicap,
         black=text("PB"), white=text("PW"), black_rank=text("BR"), white_rank=text("WR"),
         date=text("DT"), result=text("RE"), setup=setup, colours="".join(colours),
-        setup_black="".join(sorted(coords.to_sgf(p, size) for p, c in setup_stones.items() if c == "B")),
-        setup_white="".join(sorted(coords.to_sgf(p, size) for p, c in setup_stones.items() if c == "W")),
+        start_black="".join(sorted(coords.to_sgf(p, size) for p, c in start.items() if c == "B")),
+        start_white="".join(sorted(coords.to_sgf(p, size) for p, c in start.items() if c == "W")),
         first_player=colours[0] if colours else "B", setup_after_moves=setup_after_moves,
     )
 
@@ -279,7 +278,7 @@ def usable(record: Record, min_moves: int = 1) -> None:
     if record.setup_after_moves:
         raise RecordError("setup_stones", f"{src}: AB/AW/AE after the first move")
     first = record.first_player
-    if first == "W" and not record.setup_black:
+    if first == "W" and not record.start_black:
         raise RecordError("bad_move_order", f"{src}: White moves first without handicap stones")
     for i in range(1, len(record.colours)):
         if record.colours[i] == record.colours[i - 1]:
@@ -287,7 +286,7 @@ def usable(record: Record, min_moves: int = 1) -> None:
     moves = record.move_list()
     if len(moves) < min_moves:
         raise RecordError("too_short", f"{src}: {len(moves)} moves, need {min_moves}")
-    black, white = record.setup_points()
+    black, white = record.start_points()
     b = goboard.from_stones(black, white, record.size)
     colour = goboard.BLACK if first == "B" else goboard.WHITE
     for i, move in enumerate(moves, start=1):

@@ -101,7 +101,7 @@ def _winner(result: str) -> int:
 def game_data(rec: Record) -> GameData:
     """Replay a record from its setup stones (captures included) and keep every board state."""
     moves = rec.move_list()
-    black, white = rec.setup_points()
+    black, white = rec.start_points()
     b = goboard.from_stones(black, white, rec.size)
     boards = np.zeros((len(moves) + 1, rec.size * rec.size), dtype=np.int8)
     boards[0] = b.points
