@@ -6,7 +6,7 @@
 Two networks by default, both trained here from the same seed for the configuration's steps:
 
 * ``before``: main's training before issue 15: the pool's qualified games only (no handicap, no capture
-  before move 50), value head on, one of 8 symmetries per sample, AdamW 2e-3, 100 warm-up steps, cosine;
+  before move 50), value head on, one of 8 symmetries per sample, AdamW 2e-3, 100 warm-up steps, cosine, float32;
 * ``now``: the configuration's ``training`` settings on the whole pool (every usable record).
 
 A game is held out by a hash of its id and the seed (moveorder.train.split_games), so the held-out games
@@ -14,7 +14,9 @@ of the qualified pool are exactly the qualified games among the held-out games o
 no network trains on any of them. Every network is evaluated on both: all held-out games of the pool,
 and their qualified part. ``--variant`` adds networks (POOL: ``usable`` or ``qualified``; KEY=VALUE:
 TrainConfig fields over the configuration's), e.g. ``--variant now-qualified qualified``.
-Prints a markdown table and writes OUT/results.json.
+Prints a markdown table and writes OUT/results.json. ``--batch-timing`` first times batch assembly:
+main's per-sample loop over ``board_history_planes`` against the bit-packed PositionSampler, on the
+same rows of the same pool.
 """
 
 import argparse
@@ -24,6 +26,7 @@ import time
 from dataclasses import asdict, fields
 from pathlib import Path
 
+import numpy as np
 import torch
 import yaml
 
@@ -31,7 +34,7 @@ from moveorder.records import load_records
 from moveorder.train import PositionSampler, TrainConfig, evaluate, split_games, train
 
 # main's training at commit 9f32ba9 (what quick.yaml ran before issue 15)
-BEFORE = dict(lr=2e-3, warmup_steps=100, lr_schedule="cosine", value_head=True, symmetries=True)
+BEFORE = dict(lr=2e-3, warmup_steps=100, lr_schedule="cosine", value_head=True, symmetries=True, precision="float32")
 
 
 def config_training(path: Path, seed: int) -> dict:
@@ -42,6 +45,50 @@ def config_training(path: Path, seed: int) -> dict:
         merged.update(yaml.safe_load(path.read_text()).get("training", {}))
     keys = {f.name for f in fields(TrainConfig)}
     return {k: v for k, v in merged.items() if k in keys} | {"seed": seed}
+
+
+def per_sample_batch(games, index, rows, rng):
+    """main's batch assembly before issue 15: a Python loop over samples, symmetries in torch."""
+    from moveorder.features import board_history_planes
+    from moveorder.networks import SYMMETRY_MAPS, symmetry_planes
+
+    planes = np.empty((len(rows), 18, 19, 19), dtype=np.float32)
+    targets = np.empty(len(rows), dtype=np.int64)
+    for j, r in enumerate(rows):
+        g, i = index[r]
+        gd = games[g]
+        planes[j] = board_history_planes(gd.boards, int(i), bool(gd.black_to_move()[i]))
+        targets[j] = gd.targets[i]
+    x, t = torch.from_numpy(planes), torch.from_numpy(targets)
+    sym = rng.integers(0, 8, len(rows))
+    for s in range(1, 8):
+        sel = torch.from_numpy(np.nonzero(sym == s)[0])
+        if len(sel):
+            x[sel] = symmetry_planes(x[sel], s)
+            t[sel] = SYMMETRY_MAPS[s][t[sel]]
+    return x, t
+
+
+def batch_timing(records, batch_size: int, batches: int = 100) -> dict:
+    """Milliseconds per batch: main's per-sample loop and the bit-packed sampler, on the same rows.
+
+    Both draw the same symmetries from the same generator; the batches are checked to be equal.
+    """
+    from moveorder.train import game_data
+
+    games = [game_data(r) for r in records]
+    index = np.array([(g, i) for g, gd in enumerate(games) for i in range(len(gd.targets))], dtype=np.int64)
+    sampler = PositionSampler(games)
+    rows = np.random.default_rng(0).integers(0, len(index), (batches, batch_size))
+    out, made = {}, {}
+    for name, fn in (("per-sample loop (main)", lambda r, g: per_sample_batch(games, index, r, g)),
+                     ("bit-packed sampler", lambda r, g: sampler.batch(r, g)[:2])):
+        rng, t0 = np.random.default_rng(1), time.perf_counter()
+        made[name] = [fn(r, rng) for r in rows]
+        out[name] = (time.perf_counter() - t0) / batches * 1e3
+    for (xa, ta), (xb, tb) in zip(*made.values()):
+        assert torch.equal(xa, xb) and torch.equal(ta, tb), "the two batch builders disagree"
+    return out
 
 
 def parse_value(text: str):
@@ -63,6 +110,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--steps", type=int, default=None, help="default: the configuration's")
+    p.add_argument("--batch-timing", action="store_true", help="first time batch assembly, main's and now")
     p.add_argument("--no-defaults", action="store_true", help="only the --variant networks")
     p.add_argument("--variant", nargs="+", action="append", default=[], metavar=("NAME", "POOL"))
     a = p.parse_args(argv)
@@ -85,6 +133,12 @@ def main(argv=None) -> int:
     _, held = split_games(pool, now["heldout_fraction"], seed)
     held_sets = {"all": held, "qualified": [r for r in held if r.id in qualified_ids]}
     samplers = {k: PositionSampler.from_records(v) for k, v in held_sets.items()}
+
+    if a.batch_timing:
+        torch.set_num_threads(a.threads)
+        ms = batch_timing(pool[:500], now["batch_size"])
+        print("Batch assembly, batches of %d (500 games of the pool, 100 batches, the same rows): %s\n" % (
+            now["batch_size"], ", ".join(f"{k} {v:.1f} ms" for k, v in ms.items())))
 
     variants = [] if a.no_defaults else [("before", "qualified", now | BEFORE), ("now", "usable", now)]
     for name, pool_name, *pairs in a.variant:

@@ -3,7 +3,7 @@ shipped profile, gives the same results as a local run of the same configuration
 
 Two checks share one comparison: a tiny configuration in the default test run (a minute or two),
 and ``config/quick.yaml`` with ``config/cluster.yaml`` over it (quick's every rule, its two networks
-trained 500 steps each instead of 2,000), marked ``cluster`` (about 45 minutes for both runs on 2
+trained 500 steps each instead of 3,500), marked ``cluster`` (about 45 minutes for both runs on 2
 cores), which CI runs as its own step: ``pytest -q -m cluster``.
 """
 

@@ -12,7 +12,8 @@ from moveorder import coords
 from moveorder.features import board_history_planes
 from moveorder.networks import SYMMETRY_MAPS, LeelaNet, symmetry_planes
 from moveorder.records import load_records, read_sgf
-from moveorder.train import PositionSampler, TrainConfig, game_data, lr_factor, split_games, train
+from moveorder.train import (PositionSampler, TrainConfig, autocast_dtype, game_data, lr_factor, split_games,
+                             train)
 from test_records import capture_at_30, handicap_sgf
 
 
@@ -136,3 +137,26 @@ def test_a_killed_run_resumes_to_the_same_weights(pro2_pool, tmp_path, monkeypat
     monkeypatch.setattr(PositionSampler, "batch", real)
     train(pro2_pool, tmp_path / "two", cfg, device="cpu", progress=False)
     assert (tmp_path / "one/policy.txt.gz").read_bytes() == (tmp_path / "two/policy.txt.gz").read_bytes()
+
+
+def test_precision_choice():
+    cpu, gpu = torch.device("cpu"), torch.device("cuda")
+    assert autocast_dtype("float32", gpu) is None and autocast_dtype("bfloat16", cpu) == torch.bfloat16
+    assert autocast_dtype("auto", gpu) == torch.bfloat16
+    native = torch.ops.mkldnn._is_mkldnn_bf16_supported()
+    assert autocast_dtype("auto", cpu) == (torch.bfloat16 if native else None)
+    with pytest.raises(ValueError, match="precision"):
+        autocast_dtype("float16", cpu)
+
+
+def test_bfloat16_training_repeats_itself(pro2_pool, tmp_path):
+    cfg = TrainConfig(blocks=1, filters=8, steps=5, batch_size=16, heldout_positions=100, seed=8, threads=2,
+                      value_head=False, precision="bfloat16")
+    a = train(pro2_pool, tmp_path / "a", cfg, device="cpu", progress=False)
+    train(pro2_pool, tmp_path / "b", cfg, device="cpu", progress=False)
+    assert a["precision"] == "bfloat16"
+    assert (tmp_path / "a/policy.txt.gz").read_bytes() == (tmp_path / "b/policy.txt.gz").read_bytes()
+    c = train(pro2_pool, tmp_path / "c", TrainConfig(**{**cfg.__dict__, "precision": "float32"}), device="cpu",
+              progress=False)
+    assert c["precision"] == "float32"
+    assert (tmp_path / "c/policy.txt.gz").read_bytes() != (tmp_path / "a/policy.txt.gz").read_bytes()

@@ -91,8 +91,8 @@ def cmd_train_policy(a: argparse.Namespace) -> int:
 
     cfg = TrainConfig(blocks=a.blocks, filters=a.filters, steps=a.steps, batch_size=a.batch_size, lr=a.lr,
                       warmup_steps=a.warmup_steps, lr_schedule=a.lr_schedule, value_head=a.value_head,
-                      symmetries=a.symmetries, checkpoint_every=a.checkpoint_every, seed=a.seed,
-                      threads=a.threads, heldout_fraction=a.heldout_fraction)
+                      symmetries=a.symmetries, precision=a.precision, checkpoint_every=a.checkpoint_every,
+                      seed=a.seed, threads=a.threads, heldout_fraction=a.heldout_fraction)
     train(Path(a.pool), Path(a.out_dir), cfg, device=a.device, progress=not a.quiet)
     return 0
 
@@ -351,6 +351,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="train the value head too (the likelihood needs only the policy)")
     s.add_argument("--symmetries", action=argparse.BooleanOptionalAction, default=True,
                    help="turn each sample by one of the board's 8 symmetries, drawn at random")
+    s.add_argument("--precision", choices=["auto", "float32", "bfloat16"], default="auto",
+                   help="forward/backward under bfloat16 autocast, or not; auto: bfloat16 on a GPU and on a "
+                        "CPU with native bfloat16 (AVX512-BF16, AMX)")
     s.add_argument("--heldout-fraction", type=float, default=0.05)
     s.add_argument("--checkpoint-every", type=int, default=500)
     s.add_argument("--seed", type=int, default=0)

@@ -16,7 +16,8 @@ and decays along a cosine over the configured steps (:func:`lr_factor`).
 
 Checkpoints (model, optimiser, step, RNG states) are written every
 ``checkpoint_every`` steps and at the end; a rerun resumes from the last
-one.  On a GPU the forward pass runs under bfloat16 autocast.
+one.  The forward pass runs under bfloat16 autocast on a GPU and on a CPU
+with native bfloat16 (``precision``, :func:`autocast_dtype`).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class TrainConfig:
     value_head: bool = True      # False: policy loss only (the likelihood needs only the policy)
     value_weight: float = 0.25
     symmetries: bool = True      # one of the 8 symmetries of the board drawn per sample
+    precision: str = "auto"      # of forward/backward: float32, bfloat16 (autocast), auto (see autocast_dtype)
     heldout_fraction: float = 0.05
     heldout_positions: int = 20000
     checkpoint_every: int = 500
@@ -79,6 +81,26 @@ def lr_factor(step: int, steps: int, warmup_steps: int, schedule: str = "cosine"
     if schedule == "constant":
         return warm
     return warm * 0.5 * (1 + math.cos(math.pi * min(step, steps) / steps))
+
+
+PRECISIONS = ("auto", "float32", "bfloat16")
+
+
+def autocast_dtype(precision: str, device: torch.device) -> Optional[torch.dtype]:
+    """The autocast type of training's forward pass: None (float32) or bfloat16.
+
+    ``auto``: bfloat16 on a GPU, and on a CPU whose oneDNN has native bfloat16
+    (AVX512-BF16 or AMX: 1.6x more steps per second for 4x32 on this
+    project's CPU, docs/benchmarks.md); float32 elsewhere.  Weights, the
+    optimiser and evaluation stay float32.
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision {precision!r}: not one of {PRECISIONS}")
+    if precision == "float32":
+        return None
+    if precision == "bfloat16" or device.type == "cuda":
+        return torch.bfloat16
+    return torch.bfloat16 if device.type == "cpu" and torch.ops.mkldnn._is_mkldnn_bf16_supported() else None
 
 
 @dataclass
@@ -262,6 +284,7 @@ def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = N
         torch.set_num_threads(cfg.threads)
     lr_factor(0, cfg.steps, cfg.warmup_steps, cfg.lr_schedule)  # reject an unknown schedule before any work
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    amp = autocast_dtype(cfg.precision, dev)
     torch.manual_seed(cfg.seed)
     records = load_records(pool)
     if len(records) < 2:
@@ -308,7 +331,6 @@ def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = N
             torch.cuda.synchronize()
 
     ce = nn.CrossEntropyLoss()
-    amp = dev.type == "cuda"
     net.train()
     bar = tqdm(total=cfg.steps, initial=step, disable=not progress, desc="train", mininterval=5)
     start_step = step
@@ -318,7 +340,7 @@ def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = N
         x, t, z = x.to(dev, memory_format=torch.channels_last), t.to(dev), z.to(dev)
         sync()
         t_compute = time.perf_counter()
-        with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
+        with torch.autocast(dev.type, dtype=amp or torch.bfloat16, enabled=amp is not None):
             if cfg.value_head:
                 logits, v = net(x)
             else:
@@ -352,6 +374,7 @@ def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = N
     metrics.update({"pool": str(pool), "train_games": len(train_recs), "heldout_games": len(held_recs),
                     "train_positions": len(train_s), "heldout_positions_available": len(held_s),
                     "steps": cfg.steps, "parameters": parameter_count(net), "device": dev.type,
+                    "precision": "bfloat16" if amp else "float32",
                     "steps_per_second": (step - start_step) / elapsed if elapsed else None,
                     "seconds": {k: round(v, 2) for k, v in seconds.items()},
                     "data_share": seconds["data"] / elapsed if elapsed else None,

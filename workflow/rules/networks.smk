@@ -44,7 +44,7 @@ rule train_policy:
         "moveorder train-policy --pool {input:q} --out-dir {params.out_dir:q} "
         "--blocks {params.t[blocks]} --filters {params.t[filters]} --steps {params.t[steps]} "
         "--batch-size {params.t[batch_size]} --lr {params.t[lr]} --warmup-steps {params.t[warmup_steps]} "
-        "--lr-schedule {params.t[lr_schedule]} {params.flags} "
+        "--lr-schedule {params.t[lr_schedule]} --precision {params.t[precision]} {params.flags} "
         "--heldout-fraction {params.t[heldout_fraction]} --seed {params.seed} "
         "--threads {threads} --quiet > {log:q} 2>&1"
 
