@@ -109,21 +109,25 @@ def cmd_policy(a: argparse.Namespace) -> int:
 # --- inference ------------------------------------------------------------------
 
 def _anneal_config(a: argparse.Namespace, n: int):
-    from .annealing import AnnealConfig
+    from .settings import AnnealConfig, iterations_for
 
-    iterations = a.iterations if a.iterations else (5000 if n <= 20 else 20000)
-    return AnnealConfig(iterations=iterations, trials=a.trials, init=a.init, neighbour=a.neighbour,
-                        t_start=a.t_start, t_end=a.t_end, schedule=a.schedule, seed=a.seed,
-                        cache_size=a.cache_size)
+    return AnnealConfig(iterations=a.iterations or iterations_for(n), trials=a.trials, init=a.init,
+                        neighbour=a.neighbour, t_start=a.t_start, t_end=a.t_end, schedule=a.schedule, seed=a.seed)
 
 
-def _scorer(a: argparse.Namespace):
-    from .annealing import PositionScorer
-    from .likelihood import PolicyLikelihood
+def _evaluator(a: argparse.Namespace):
+    from .likelihood import PolicyLikelihood, PositionEvaluator, default_cache_size
 
-    model = PolicyLikelihood.from_file(Path(a.network), device=a.device,
-                                       average_symmetries=a.average_symmetries, legal_only=a.legal_only)
-    return PositionScorer(model, cache_size=a.cache_size)
+    model = PolicyLikelihood.from_file(Path(a.network), device=a.device, average_symmetries=a.average_symmetries,
+                                       legal_only=a.legal_only, max_batch=a.max_batch, precision=a.precision)
+    return PositionEvaluator(model, cache_size=default_cache_size(model.device) if a.cache_size is None
+                             else a.cache_size)
+
+
+def _settings(a: argparse.Namespace, cfg) -> str:
+    return (f"network {a.network}; init {cfg.init}, neighbour {cfg.neighbour}, {cfg.iterations} iterations, "
+            f"{cfg.trials} trials, T {cfg.t_start}->{cfg.t_end} ({cfg.schedule}), seed {cfg.seed}, "
+            f"precision {a.precision}")
 
 
 def cmd_infer_set(a: argparse.Namespace) -> int:
@@ -136,13 +140,14 @@ def cmd_infer_set(a: argparse.Namespace) -> int:
     if not arrs:
         raise ValueError(f"{a.arrangements}: no arrangements")
     cfg = _anneal_config(a, arrs[0].n)
-    stats = infer_set(Path(a.arrangements), Path(a.out), _scorer(a), cfg, chunk=a.chunk)
-    settings = (f"network {a.network}; init {cfg.init}, neighbour {cfg.neighbour}, {cfg.iterations} iterations, "
-                f"{cfg.trials} trials, T {cfg.t_start}->{cfg.t_end} ({cfg.schedule}), seed {cfg.seed}")
+    evaluator = _evaluator(a)
+    stats = infer_set(Path(a.arrangements), Path(a.out), evaluator, cfg, chunk=a.chunk, progress=not a.quiet)
+    settings = _settings(a, cfg)
     write_table(load_results(Path(a.out)), Path(a.table), Path(a.sgf_dir) if a.sgf_dir else None,
                 network=a.network, settings=settings)
     if a.stats:
-        Path(a.stats).write_text(json.dumps(stats.__dict__ | {"settings": settings}, indent=2) + "\n")
+        Path(a.stats).write_text(json.dumps(stats.__dict__ | {"settings": settings, "precision": a.precision,
+                                                              "device": str(evaluator.device)}, indent=2) + "\n")
     return 0
 
 
@@ -160,9 +165,7 @@ def cmd_infer(a: argparse.Namespace) -> int:
     row = _infer_one(arr, cfg, a)
     write_sgf(Path(a.output), row["inferred"],
               f"moveorder: inferred order of play for {a.position}. LGM {row['lgm']:.4f}; "
-              f"trials {', '.join(f'{x:.4f}' for x in row['trial_lgms'])}. network {a.network}; "
-              f"{cfg.iterations} iterations x {cfg.trials} trials, init {cfg.init}, neighbour {cfg.neighbour}, "
-              f"seed {cfg.seed}")
+              f"trials {', '.join(f'{x:.4f}' for x in row['trial_lgms'])}. {_settings(a, cfg)}")
     print(" ".join(coords.to_gtp(coords.from_sgf(m)) for m in row["inferred"]))
     print(f"LGM {row['lgm']:.4f}  ->  {a.output}")
     return 0
@@ -170,26 +173,59 @@ def cmd_infer(a: argparse.Namespace) -> int:
 
 def _infer_one(arr, cfg, a):
     from .annealing import anneal
-    from .inference import best_of_trials, lz_indices
+    from .inference import best_of_trials, lz_indices, progress_bar
 
-    trials = anneal(_scorer(a), [(lz_indices(arr.black), lz_indices(arr.white))], cfg)[0]
+    with progress_bar(cfg.iterations, "infer", enabled=not a.quiet) as bar:
+        trials = anneal(_evaluator(a), [(lz_indices(arr.black), lz_indices(arr.white))], cfg, progress=bar)[0]
     return best_of_trials(trials, arr.n)
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: expected a whole number of at least 1")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: expected a whole number of at least 0")
+    return value
+
+
 def _add_anneal_options(s: argparse.ArgumentParser) -> None:
+    from .settings import CACHE_SLOTS, INITS, NEIGHBOURS, PAPER_ITERATIONS, PRECISIONS, SCHEDULES, AnnealConfig
+
+    d = AnnealConfig()
+    paper = ", ".join(f"{v:,} for {k} moves" for k, v in PAPER_ITERATIONS.items())
     s.add_argument("--network", required=True, help="Leela Zero weights (.txt/.gz/.zip) or a moveorder .pt")
-    s.add_argument("--iterations", type=int, default=0, help="default: 5,000 up to 20 moves, else 20,000")
-    s.add_argument("--trials", type=int, default=5)
-    s.add_argument("--init", choices=["greedy", "random"], default="greedy")
-    s.add_argument("--neighbour", choices=["swp2", "mov2", "rot3", "mix"], default="mix")
-    s.add_argument("--t-start", type=float, default=1.0)
-    s.add_argument("--t-end", type=float, default=0.1)
-    s.add_argument("--schedule", choices=["geometric", "linear"], default="geometric")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--cache-size", type=int, default=500_000)
-    s.add_argument("--average-symmetries", action="store_true")
+    s.add_argument("--iterations", type=_positive_int, default=None,
+                   help=f"iterations per trial (default: the paper's, {paper}; other lengths the nearest's)")
+    s.add_argument("--trials", type=_positive_int, default=d.trials,
+                   help="independent chains per arrangement; the most likely result is kept (default: %(default)s)")
+    s.add_argument("--init", choices=INITS, default=d.init, help="initial order (default: %(default)s)")
+    s.add_argument("--neighbour", choices=NEIGHBOURS, default=d.neighbour,
+                   help="neighbour operator; mix = swp2, mov2, rot3 in turn (default: %(default)s)")
+    s.add_argument("--t-start", type=float, default=d.t_start, help="temperature at the first iteration "
+                   "(default: %(default)s)")
+    s.add_argument("--t-end", type=float, default=d.t_end, help="temperature at the last iteration "
+                   "(default: %(default)s)")
+    s.add_argument("--schedule", choices=SCHEDULES, default=d.schedule,
+                   help="how the temperature falls (default: %(default)s)")
+    s.add_argument("--seed", type=int, default=d.seed, help="every random draw follows from it "
+                   "(default: %(default)s)")
+    s.add_argument("--cache-size", type=_non_negative_int, default=None,
+                   help=f"slots of the position cache, 1.4 kB each; 0: no cache (default: {CACHE_SLOTS} on a CPU, "
+                   "where it pays; 0 on a GPU, where it is not measured yet)")
+    s.add_argument("--average-symmetries", action="store_true", help="mean of the 8 symmetries' softmax")
     s.add_argument("--legal-only", action="store_true", help="renormalise over empty points and pass")
-    s.add_argument("--device", default=None)
+    s.add_argument("--precision", choices=PRECISIONS, default=PRECISIONS[0],
+                   help="network arithmetic; tf32 needs a CUDA device (default: %(default)s)")
+    s.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: a GPU if there is one)")
+    s.add_argument("--max-batch", type=_positive_int, default=None,
+                   help="positions per network call (default: 64 on a CPU, 1024 on a GPU)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 # --- KataGo -------------------------------------------------------------------------
@@ -327,7 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--table", required=True, help="CSV table")
     s.add_argument("--sgf-dir", default="", help="write each inferred sequence as an SGF file here")
     s.add_argument("--stats", default="", help="JSON: evaluations, cache hits, time")
-    s.add_argument("--chunk", type=int, default=20, help="arrangements per batch (and per resume unit)")
+    s.add_argument("--chunk", type=_positive_int, default=20,
+                   help="arrangements per batch (and per resume unit) (default: %(default)s)")
     _add_anneal_options(s)
     s.set_defaults(func=cmd_infer_set)
 

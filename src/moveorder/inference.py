@@ -25,8 +25,9 @@ from sgfmill import sgf
 
 from . import board as goboard
 from . import coords
-from .annealing import AnnealConfig, AnnealStats, PositionScorer, anneal, lgm
+from .annealing import AnnealConfig, AnnealStats, anneal, lgm
 from .arrangements import Arrangement, load_arrangements
+from .likelihood import PositionEvaluator
 from .records import read_sgf
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ def check_position(black: Sequence[coords.Point], white: Sequence[coords.Point],
 
 
 def best_of_trials(trials, n: int) -> Dict:
-    """The trial with the highest likelihood, and every trial's LGM with their spread (ddof=0)."""
+    """The trial with the highest likelihood (the first on ties), and every trial's LGM with their spread (ddof=0)."""
     best = max(trials, key=lambda r: r.best_log_likelihood)
     trial_lgms = [lgm(r.best_log_likelihood, n) for r in trials]
     return {"inferred": sgf_points(best.best), "log_likelihood": best.best_log_likelihood,
@@ -71,14 +72,17 @@ def best_of_trials(trials, n: int) -> Dict:
             "trial_std": float(np.std(trial_lgms))}
 
 
-def infer_arrangements(scorer: PositionScorer, arrs: Sequence[Arrangement], cfg: AnnealConfig,
-                       indices: Sequence[int], stats: Optional[AnnealStats] = None) -> List[Dict]:
+def infer_arrangements(evaluator: PositionEvaluator, arrs: Sequence[Arrangement], cfg: AnnealConfig,
+                       indices: Sequence[int], stats: Optional[AnnealStats] = None, progress=None) -> List[Dict]:
     """Anneal a batch of arrangements of one length; return one result dict per arrangement."""
+    import torch
+
     pairs = [(lz_indices(a.black), lz_indices(a.white)) for a in arrs]
-    results = anneal(scorer, pairs, cfg, indices, stats)
+    results = anneal(evaluator, pairs, cfg, indices, stats, progress)
     n = arrs[0].n
-    actual = np.array([lz_indices(a.actual) for a in arrs], dtype=np.int64)
-    actual_ll = scorer.sequence_log_probs(actual).sum(1)
+    actual = torch.tensor([lz_indices(a.actual) for a in arrs], dtype=torch.long)
+    actual_ll = evaluator.sequence_log_probs(actual).sum(1).cpu().tolist()
+    precision = evaluator.likelihood.precision
     out = []
     for a, trials, all_ll in zip(arrs, results, actual_ll):
         best = best_of_trials(trials, n)
@@ -90,14 +94,17 @@ def infer_arrangements(scorer: PositionScorer, arrs: Sequence[Arrangement], cfg:
             "trial_lgms": best["trial_lgms"], "trial_std": best["trial_std"],
             "exact_match": inferred == a.actual, "matching_prefix": matching_prefix(inferred, a.actual),
             "matching_moves": int(sum(x == y for x, y in zip(inferred, a.actual))),
-            "komi": a.komi, "source": a.source,
+            "komi": a.komi, "source": a.source, "precision": precision,
         })
     return out
 
 
-def infer_set(arrangements_path: Path, out_jsonl: Path, scorer: PositionScorer, cfg: AnnealConfig,
-              chunk: int = 20) -> AnnealStats:
-    """Infer every arrangement of a file, ``chunk`` at a time, resuming after the ones already written."""
+def infer_set(arrangements_path: Path, out_jsonl: Path, evaluator: PositionEvaluator, cfg: AnnealConfig,
+              chunk: int = 20, progress: bool = False) -> AnnealStats:
+    """Infer every arrangement of a file, ``chunk`` at a time, resuming after the ones already written.
+
+    ``progress``: a bar over all iterations of all chunks on stderr (tqdm, with an ETA).
+    """
     arrs = load_arrangements(arrangements_path)
     out_jsonl = Path(out_jsonl)
     out_jsonl.parent.mkdir(parents=True, exist_ok=True)
@@ -113,15 +120,28 @@ def infer_set(arrangements_path: Path, out_jsonl: Path, scorer: PositionScorer, 
     todo = [(i, a) for i, a in enumerate(arrs) if a.id not in done]
     log.info("%s: %d arrangements, %d already inferred", arrangements_path, len(arrs), len(arrs) - len(todo))
     stats = AnnealStats()
-    for k in range(0, len(todo), chunk):
-        part = todo[k:k + chunk]
-        rows = infer_arrangements(scorer, [a for _, a in part], cfg, [i for i, _ in part], stats)
-        with open(out_jsonl, "a", encoding="utf-8") as f:
-            for row in rows:
-                f.write(json.dumps(row) + "\n")
-        log.info("inferred %d / %d", len(done) + k + len(part), len(arrs))
-    stats.requests, stats.hits, stats.evaluations = scorer.requests, scorer.hits, scorer.evaluations
+    batches = [todo[k:k + chunk] for k in range(0, len(todo), chunk)]
+    with progress_bar(len(batches) * cfg.iterations, f"infer {Path(arrangements_path).name}",
+                      enabled=progress) as bar:
+        for part in batches:
+            rows = infer_arrangements(evaluator, [a for _, a in part], cfg, [i for i, _ in part], stats, bar)
+            with open(out_jsonl, "a", encoding="utf-8") as f:
+                for row in rows:
+                    f.write(json.dumps(row) + "\n")
+            done.update(a.id for _, a in part)
+            log.info("inferred %d / %d", len(done), len(arrs))
     return stats
+
+
+def progress_bar(total: int, desc: str, enabled: bool = True):
+    """A tqdm bar on stderr; where stderr is no terminal (a log file), one line a minute at most."""
+    import sys
+
+    from tqdm import tqdm
+
+    tty = sys.stderr.isatty()
+    return tqdm(total=total, desc=desc, unit="it", disable=not enabled, file=sys.stderr,
+                mininterval=0.5 if tty else 60, dynamic_ncols=tty, ascii=not tty)
 
 
 def _truncate_to_complete_lines(path: Path) -> None:
