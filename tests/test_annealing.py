@@ -179,3 +179,30 @@ def test_sa_finds_exact_optimum_on_50_small_real_arrangements(model, real_games)
             assert best <= exact_ll + 1e-9  # nothing beats the exact optimum
             found += best >= exact_ll - 1e-9
     assert found == 50
+
+
+def test_beam_of_width_one_is_the_greedy_start_and_wider_beams_do_no_worse(model, real_games):
+    from moveorder.beam import beam_search
+
+    arrs = [clip(r, 14, "pro") for r in real_games[70:76]]
+    pairs = [(lz_indices(a.black), lz_indices(a.white)) for a in arrs]
+    ev = PositionEvaluator(model)
+    black, white = sa.stone_tensors(pairs, "cpu")
+    greedy = sa.greedy_orders(ev, black, white).tolist()
+    narrow = beam_search(ev, pairs, width=1)
+    assert [found[0][0] for found in narrow] == greedy
+    wide = beam_search(ev, pairs, width=16, keep=3)
+    alone = beam_search(ev, pairs[2:3], width=16, keep=3)
+    assert wide[2] == alone[0]  # an arrangement's beam does not depend on its batch
+    for n_, w_ in zip(narrow, wide):
+        assert w_[0][1] >= n_[0][1] - 1e-9 and len(w_) == 3 and w_[0][1] >= w_[1][1] >= w_[2][1]
+        assert len({tuple(s) for s, _ in w_}) == 3
+    # beam+anneal starts each trial from one of the beam's best orders and keeps the best it sees.
+    cfg = sa.AnnealConfig(iterations=60, trials=3, method="beam+anneal", beam_width=16, t_start=0.3, seed=2)
+    assert cfg.init == "beam"
+    annealed = sa.anneal(ev, pairs, cfg)
+    for w_, trials in zip(wide, annealed):
+        for k, t in enumerate(trials):
+            assert t.best_log_likelihood >= w_[k][1] - 1e-9
+    only_beam = sa.anneal(ev, pairs, sa.AnnealConfig(method="beam", beam_width=16))
+    assert [t[0].best for t in only_beam] == [w_[0][0] for w_ in wide]

@@ -36,8 +36,9 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
+from .beam import beam_search, stone_tensors
 from .features import HISTORY, PAD
-from .likelihood import InputHasher, PositionEvaluator, log
+from .likelihood import PositionEvaluator
 from .settings import MIX_ORDER, AnnealConfig, temperature  # noqa: F401  (AnnealConfig: part of this API)
 
 Arrangement = Tuple[Sequence[int], Sequence[int]]  # (black stones, white stones) as Leela Zero indices
@@ -177,19 +178,6 @@ def propose(name: str, t: int, seqs: torch.Tensor, h: torch.Tensor):
 
 # --- initial solutions --------------------------------------------------------------------
 
-def stone_tensors(arrangements: Sequence[Arrangement], device) -> Tuple[torch.Tensor, torch.Tensor]:
-    """``(A, |B|)`` and ``(A, |W|)`` sorted stone indices; every arrangement of one length."""
-    lengths = {len(b) + len(w) for b, w in arrangements}
-    if len(lengths) != 1:
-        raise ValueError(f"arrangements of different lengths in one batch: {sorted(lengths)}")
-    for b, w in arrangements:
-        if len(b) - len(w) not in (0, 1):
-            raise ValueError(f"{len(b)} black and {len(w)} white stones cannot alternate with Black first")
-    black = torch.tensor([sorted(b) for b, _ in arrangements], dtype=torch.long, device=device)
-    white = torch.tensor([sorted(w) for _, w in arrangements], dtype=torch.long, device=device)
-    return black.view(len(arrangements), -1), white.view(len(arrangements), -1)
-
-
 def interleave(black: torch.Tensor, white: torch.Tensor) -> torch.Tensor:
     seqs = torch.empty(len(black), black.shape[1] + white.shape[1], dtype=torch.long, device=black.device)
     seqs[:, 0::2], seqs[:, 1::2] = black, white
@@ -222,6 +210,21 @@ def greedy_orders(evaluator: PositionEvaluator, black: torch.Tensor, white: torc
         seqs[:, i] = stones[rows, pick]
         used[i % 2][rows, pick] = True
     return seqs
+
+
+def beam_starts(evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, trials: int
+                ) -> torch.Tensor:
+    """``(A * trials, n)``: each arrangement's ``trials`` best beam orders, one a trial (the last repeated
+    where the beam holds fewer)."""
+    found = beam_search(evaluator, arrangements, width=width, keep=trials)
+    return torch.tensor([orders[min(k, len(orders) - 1)][0] for orders in found for k in range(trials)],
+                        dtype=torch.long)
+
+
+def beam_results(evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int
+                 ) -> List[List["ChainResult"]]:
+    """Beam search alone, as one 'trial' per arrangement (the ``beam`` method)."""
+    return [[ChainResult(orders[0][0], orders[0][1])] for orders in beam_search(evaluator, arrangements, width)]
 
 
 # --- the annealer ---------------------------------------------------------------------------
@@ -279,6 +282,14 @@ def anneal(evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], cf
     """
     t0 = time.perf_counter()
     before = counters(evaluator)
+    if cfg.method == "beam":
+        out = beam_results(evaluator, arrangements, cfg.beam_width)
+        if stats is not None:
+            stats.seconds += time.perf_counter() - t0
+            stats.add_evaluator(evaluator, before)
+        if progress is not None:
+            progress.update(cfg.iterations)
+        return out
     device = evaluator.device
     indices = list(range(len(arrangements))) if indices is None else list(indices)
     black, white = stone_tensors(arrangements, device)
@@ -286,6 +297,8 @@ def anneal(evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], cf
     rand = ChainRandom([chain_keys(cfg.seed, idx, k) for idx in indices for k in range(T)], device)
     if cfg.init == "greedy":
         seqs = greedy_orders(evaluator, black, white).repeat_interleave(T, dim=0)
+    elif cfg.init == "beam":
+        seqs = beam_starts(evaluator, arrangements, cfg.beam_width, T).to(device)
     else:
         seqs = random_orders(rand, black.repeat_interleave(T, dim=0), white.repeat_interleave(T, dim=0))
     C, n = seqs.shape
@@ -333,46 +346,6 @@ def anneal(evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], cf
 # --- the exact optimum ------------------------------------------------------------------------
 
 def brute_force(evaluator: PositionEvaluator, black: Sequence[int], white: Sequence[int]) -> Tuple[List[int], float]:
-    """The exact most likely order: breadth-first over every prefix, merging prefixes with equal futures.
-
-    Two prefixes that give the network the same input at the next move (same stones before the
-    history window, same last moves, same side to move) have the same remaining stones and the same
-    likelihood for every continuation, so only the more likely of them is kept (ties: the first in
-    enumeration order).  Without merges this is |B|! x |W|! orders; keep arrangements small.
-    """
-    device = evaluator.device
-    b, w = stone_tensors([(black, white)], device)
-    b, w = b[0], w[0]
-    n = len(b) + len(w)
-    hasher = InputHasher(device)
-    seqs = torch.full((1, n), PAD, dtype=torch.long, device=device)
-    ll = torch.zeros(1, dtype=torch.float64, device=device)
-    for i in range(n):
-        stones = b if i % 2 == 0 else w
-        P = len(seqs)
-        rows = torch.arange(P, device=device)
-        probs = evaluator.probs(seqs, rows, torch.full_like(rows, i))
-        cand = ll[:, None] + log(probs[:, stones])
-        free = ~(seqs[:, :i, None] == stones[None, None, :]).any(1)
-        p_idx, s_idx = free.nonzero(as_tuple=True)
-        seqs = seqs[p_idx]
-        seqs[:, i] = stones[s_idx]
-        ll = cand[p_idx, s_idx]
-        if i + 1 < n:
-            seqs, ll = _merge(hasher, seqs, ll, i + 1)
-    k = int(torch.argmax(ll))
-    return seqs[k].cpu().tolist(), float(ll[k])
-
-
-def _merge(hasher: InputHasher, seqs: torch.Tensor, ll: torch.Tensor, i: int):
-    """Of the prefixes whose input at position ``i`` is the same, keep the most likely (the first on ties)."""
-    rows = torch.arange(len(seqs), device=seqs.device)
-    keys = hasher.keys(seqs, rows, torch.full_like(rows, i))
-    _, group = torch.unique(keys, return_inverse=True)
-    top = torch.full((int(group.max()) + 1,), -torch.inf, dtype=ll.dtype, device=ll.device)
-    top.scatter_reduce_(0, group, ll, "amax")
-    first = torch.full_like(top, len(rows), dtype=torch.long)
-    cand = torch.where(ll == top[group], rows, torch.full_like(rows, len(rows)))
-    first.scatter_reduce_(0, group, cand, "amin")
-    keep = torch.sort(first).values
-    return seqs[keep], ll[keep]
+    """The exact most likely order and its log-likelihood: :func:`moveorder.beam.beam_search` with no width limit."""
+    (seq, ll), = beam_search(evaluator, [(black, white)], width=None)[0]
+    return seq, ll

@@ -112,7 +112,8 @@ def _anneal_config(a: argparse.Namespace, n: int):
     from .settings import AnnealConfig, iterations_for
 
     return AnnealConfig(iterations=a.iterations or iterations_for(n), trials=a.trials, init=a.init,
-                        neighbour=a.neighbour, t_start=a.t_start, t_end=a.t_end, schedule=a.schedule, seed=a.seed)
+                        neighbour=a.neighbour, t_start=a.t_start, t_end=a.t_end, schedule=a.schedule, seed=a.seed,
+                        method=a.method, beam_width=a.beam_width)
 
 
 def _evaluator(a: argparse.Namespace):
@@ -125,8 +126,11 @@ def _evaluator(a: argparse.Namespace):
 
 
 def _settings(a: argparse.Namespace, cfg) -> str:
-    return (f"network {a.network}; init {cfg.init}, neighbour {cfg.neighbour}, {cfg.iterations} iterations, "
-            f"{cfg.trials} trials, T {cfg.t_start}->{cfg.t_end} ({cfg.schedule}), seed {cfg.seed}, "
+    if cfg.method == "beam":
+        return f"network {a.network}; beam search, width {cfg.beam_width}; precision {a.precision}"
+    beam = f"beam width {cfg.beam_width}, " if cfg.init == "beam" else ""
+    return (f"network {a.network}; {cfg.method}: init {cfg.init}, {beam}neighbour {cfg.neighbour}, "
+            f"{cfg.iterations} iterations, {cfg.trials} trials, T {cfg.t_start}->{cfg.t_end} ({cfg.schedule}), seed {cfg.seed}, "
             f"precision {a.precision}")
 
 
@@ -195,7 +199,7 @@ def _non_negative_int(text: str) -> int:
 
 
 def _add_anneal_options(s: argparse.ArgumentParser) -> None:
-    from .settings import CACHE_SLOTS, INITS, NEIGHBOURS, PAPER_ITERATIONS, PRECISIONS, SCHEDULES, AnnealConfig
+    from .settings import CACHE_SLOTS, INITS, METHODS, NEIGHBOURS, PAPER_ITERATIONS, PRECISIONS, SCHEDULES, AnnealConfig
 
     d = AnnealConfig()
     paper = ", ".join(f"{v:,} for {k} moves" for k, v in PAPER_ITERATIONS.items())
@@ -204,6 +208,11 @@ def _add_anneal_options(s: argparse.ArgumentParser) -> None:
                    help=f"iterations per trial (default: the paper's, {paper}; other lengths the nearest's)")
     s.add_argument("--trials", type=_positive_int, default=d.trials,
                    help="independent chains per arrangement; the most likely result is kept (default: %(default)s)")
+    s.add_argument("--method", choices=METHODS, default=d.method,
+                   help="anneal: the paper's; beam: beam search alone; beam+anneal: annealing started from the "
+                   "beam's best orders, one a trial (default: %(default)s)")
+    s.add_argument("--beam-width", type=_positive_int, default=d.beam_width,
+                   help="prefixes the beam keeps per move number (method beam, init beam) (default: %(default)s)")
     s.add_argument("--init", choices=INITS, default=d.init, help="initial order (default: %(default)s)")
     s.add_argument("--neighbour", choices=NEIGHBOURS, default=d.neighbour,
                    help="neighbour operator; mix = swp2, mov2, rot3 in turn (default: %(default)s)")

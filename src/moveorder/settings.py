@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Dict, Optional
 
 NEIGHBOURS = ("swp2", "mov2", "rot3", "mix")
-INITS = ("greedy", "random")
+INITS = ("greedy", "random", "beam")
+METHODS = ("anneal", "beam", "beam+anneal")
 SCHEDULES = ("geometric", "linear")
 MIX_ORDER = ("swp2", "mov2", "rot3")
 #: The paper's iterations per sequence length; other lengths take the nearest length's.
@@ -39,12 +40,20 @@ class AnnealConfig:
     schedule: str = "geometric"
     seed: int = 0
     incremental: bool = True   # False: re-evaluate every position every iteration (the naive reference)
+    method: str = "anneal"     # anneal (the paper's) | beam | beam+anneal (annealing from the beam's orders)
+    beam_width: int = 32       # prefixes kept per arrangement and move number (beam, init beam)
 
     def __post_init__(self):
         if self.neighbour not in NEIGHBOURS:
             raise ValueError(f"neighbour {self.neighbour!r}: expected one of {NEIGHBOURS}")
         if self.init not in INITS:
             raise ValueError(f"init {self.init!r}: expected one of {INITS}")
+        if self.method not in METHODS:
+            raise ValueError(f"method {self.method!r}: expected one of {METHODS}")
+        if self.method == "beam+anneal":
+            self.init = "beam"
+        if self.beam_width < 1:
+            raise ValueError(f"beam_width {self.beam_width}: expected at least 1")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule {self.schedule!r}: expected one of {SCHEDULES}")
         if self.iterations < 1 or self.trials < 1 or not self.t_start >= self.t_end > 0:
