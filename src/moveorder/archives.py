@@ -105,6 +105,10 @@ def _extract_tar(archive: Path, dest: Path) -> None:
             if m.issym() or m.islnk():
                 raise _link(archive, m.name)
         t.extractall(dest, members=members, filter="data")
+        # Read the compressed stream to its end: only there do gzip and xz check their CRC, so a
+        # corrupt member's data would otherwise pass unnoticed.
+        while t.fileobj.read(1 << 20):
+            pass
 
 
 def _extract_zip(archive: Path, dest: Path) -> None:
@@ -126,7 +130,7 @@ def extract(volumes: Sequence[Path], dest: Path, fmt: str | None = None) -> None
     """
     volumes = [Path(v) for v in volumes]
     dest = Path(dest)
-    fmt = fmt or detect_format(volumes[0].name)
+    fmt = fmt or detect_format(str(volumes[0]))
     if fmt not in FORMATS:
         raise ArchiveError(f"{volumes[0]}: unknown archive format {fmt!r} (expected one of {', '.join(FORMATS)})")
     if fmt != "7z" and len(volumes) > 1:
@@ -177,7 +181,7 @@ def extract_all(files: Sequence[Path], dest: Path, fmt: str | None = None) -> Li
         elif group[0].suffix.lower() == ".sgf" and len(group) == 1:
             kinds.append("sgf")
         else:
-            kinds.append(detect_format(group[0].name))
+            kinds.append(detect_format(str(group[0])))
     made_dest = not dest.exists()
     dest.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(dir=dest, prefix=".unpacking-"))
