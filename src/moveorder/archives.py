@@ -150,9 +150,10 @@ def extract(volumes: Sequence[Path], dest: Path, fmt: str | None = None) -> None
     except ArchiveError:
         raise
     except Exception as err:  # every library has its own errors for a truncated or corrupt file
-        first = (str(err).strip().splitlines() or [""])[0]
+        detail = " ".join(str(err).split())
+        detail = detail if len(detail) <= 300 else detail[:297] + "..."
         raise ArchiveError(f"{name}: cannot unpack this {fmt} archive (truncated, corrupt, or not {fmt}): "
-                           f"{type(err).__name__}: {first}") from err
+                           f"{type(err).__name__}: {detail}") from err
 
 
 def extract_all(files: Sequence[Path], dest: Path, fmt: str | None = None) -> List[Path]:
