@@ -466,3 +466,17 @@ def test_no_traceback_from_the_command_line(tmp_path):
         assert proc.returncode == 2, proc.stderr
         assert "Traceback" not in proc.stderr and "ERROR" in proc.stderr, proc.stderr
     assert not (tmp_path / "o.sgf").exists() and not (tmp_path / "x").exists()
+
+
+def test_score_shows_progress_over_the_positions_it_analyses(tmp_path, capsys):
+    from moveorder.katago import AnalysisCache, KataGoEngine
+    from moveorder.scoring import score_results
+
+    rows = [{"id": "g1", "set": "t", "n": 4, "actual": OPENING[:4], "inferred": OPENING[:4][::-1], "lgm": 0.2,
+             "actual_lgm": 0.1, "exact_match": False, "komi": 7.5}]
+    fake = [sys.executable, str(REPO / "tests/fake_katago.py"), "normal"]
+    with KataGoEngine(fake, timeout=30) as engine:
+        out = score_results(rows, engine, AnalysisCache(None), visits=1, model="m", progress=True)
+        assert f"{out['analysed']}/{out['analysed']}" in capsys.readouterr().err and out["analysed"] == 9  # 5 + 5 positions, the empty board once
+        score_results(rows, engine, AnalysisCache(None), visits=1, model="m")
+        assert "score" not in capsys.readouterr().err
