@@ -30,6 +30,7 @@ chain gives the same draws alone or in a batch of any size, on any device.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
@@ -265,8 +266,6 @@ def counters(evaluator: PositionEvaluator) -> tuple:
 
 def lgm(log_likelihood: float, n: int) -> float:
     """Geometric mean of the per-move likelihoods."""
-    import math
-
     return math.exp(log_likelihood / n)
 
 
