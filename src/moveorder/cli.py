@@ -247,17 +247,26 @@ def cmd_install_katago(a: argparse.Namespace) -> int:
 
 def cmd_score(a: argparse.Namespace) -> int:
     from .inference import load_results
-    from .katago import AnalysisCache, KataGoEngine, analysis_config, default_env
+    from .katago import AnalysisCache, EnginePool, KataGoEngine, analysis_config, default_env
     from .scoring import score_results, write_scores
 
+    if a.max_batch > 1 and not a.shared_cache:
+        raise SystemExit("moveorder score: --max-batch > 1 needs --shared-cache (batches are shared between "
+                         "analysis threads of one process)")
     results = load_results(Path(a.results))
-    cfg = analysis_config(Path(a.work_dir) / "analysis.cfg", Path(a.tuner) if a.tuner else None,
-                          threads=a.threads, max_batch=a.max_batch)
+    work = Path(a.work_dir)
     settings = {"katago_model": Path(a.model).name, "visits": a.visits, "rules": a.rules,
-                "delta_max": a.delta_max, "clamp": a.clamp, "max_batch": a.max_batch}
-    with KataGoEngine.for_model(Path(a.katago), Path(a.model), cfg, stderr_log=Path(a.work_dir) / "stderr.log",
-                                timeout=a.timeout, env=default_env()) as engine:
-        out = score_results(results, engine, AnalysisCache(Path(a.cache) if a.cache else None), a.visits,
+                "delta_max": a.delta_max, "clamp": a.clamp, "max_batch": a.max_batch,
+                "shared_cache": a.shared_cache}
+
+    def engine(i: int, threads: int = 1) -> KataGoEngine:
+        cfg = analysis_config(work / f"analysis-{i}.cfg", Path(a.tuner) if a.tuner else None,
+                              threads=threads, max_batch=a.max_batch)
+        return KataGoEngine.for_model(Path(a.katago), Path(a.model), cfg, stderr_log=work / f"stderr-{i}.log",
+                                      timeout=a.timeout, env=default_env())
+
+    with (engine(0, a.threads) if a.shared_cache else EnginePool(engine, a.threads)) as analyser:
+        out = score_results(results, analyser, AnalysisCache(Path(a.cache) if a.cache else None), a.visits,
                             a.model, rules=a.rules, default_komi=a.komi, delta_max=a.delta_max, clamp=a.clamp,
                             progress=_progress(a))
     write_scores(out, Path(a.table), Path(a.moves_table), Path(a.stats) if a.stats else None, settings)
@@ -448,9 +457,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--delta-max", choices=["best_move", "root"], default="best_move",
                    help="the best score lead at a position: its best move's, or the root's")
     s.add_argument("--clamp", action="store_true", help="clamp each move's loss at zero")
-    s.add_argument("--threads", type=_int_at_least(1), default=2, help="KataGo analysis threads")
+    s.add_argument("--threads", type=_int_at_least(1), default=2,
+                   help="KataGo processes, each analysing one position at a time from an empty network cache "
+                        "(with --shared-cache: analysis threads of one process)")
+    s.add_argument("--shared-cache", action="store_true",
+                   help="one KataGo process whose analysis threads share its network cache and batches: faster "
+                        "on a GPU with --max-batch > 1, but a position's leads then depend on what was analysed "
+                        "before it, so losses change from run to run")
     s.add_argument("--max-batch", type=_int_at_least(1), default=1,
-                   help="KataGo's nnMaxBatchSize; 1 gives the same results on every run")
+                   help="KataGo's nnMaxBatchSize; more than 1 needs --shared-cache")
     s.add_argument("--timeout", type=float, default=600,
                    help="give up (an error) after this many seconds without a reply from KataGo")
     s.add_argument("--cache", default="",

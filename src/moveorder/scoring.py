@@ -13,13 +13,13 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Union
 
 import pandas as pd
 from tqdm import tqdm
 
 from . import coords
-from .katago import AnalysisCache, KataGoEngine, position_key
+from .katago import AnalysisCache, EnginePool, KataGoEngine, position_key
 from .loss import compact_analysis, move_losses, sequence_loss
 
 log = logging.getLogger(__name__)
@@ -29,7 +29,7 @@ def gtp_moves(points: List[str]) -> List[List[str]]:
     return [["B" if i % 2 == 0 else "W", coords.to_gtp(coords.from_sgf(p))] for i, p in enumerate(points)]
 
 
-def score_results(results: List[Dict], engine: KataGoEngine, cache: AnalysisCache, visits: int, model: str,
+def score_results(results: List[Dict], engine: Union[EnginePool, KataGoEngine], cache: AnalysisCache, visits: int, model: str,
                   rules: str = "chinese", default_komi: float = 7.5, delta_max: str = "best_move",
                   clamp: bool = False, progress: bool = False) -> Dict[str, object]:
     """Losses of the actual and inferred sequence of every result row.
@@ -37,7 +37,9 @@ def score_results(results: List[Dict], engine: KataGoEngine, cache: AnalysisCach
     Returns ``{"rows": per-arrangement dicts, "moves": per-move dicts,
     "positions": positions needed, "unique": distinct positions,
     "analysed": positions sent to KataGo, "seconds": time in KataGo}``.
-    ``progress``: a progress bar (positions analysed) on stderr.
+    ``progress``: a progress bar (positions analysed) on stderr.  ``engine``: an
+    :class:`EnginePool` (each position analysed alone: repeatable losses) or one
+    :class:`KataGoEngine` (threads sharing a cache: faster on a GPU, not repeatable).
     """
     needed: Dict[str, tuple] = {}  # position key -> (query id, turn)
     queries: Dict[str, dict] = {}

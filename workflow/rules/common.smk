@@ -7,6 +7,9 @@ from urllib.parse import urlsplit
 for _name in config["sets"]:
     if _name not in config["datasets"]:
         raise ValueError(f"config: sets names {_name!r}, which is not a key of `datasets`")
+if config["katago"]["max_batch"] > 1 and not config["katago"]["shared_cache"]:
+    raise ValueError("config: katago.max_batch > 1 needs katago.shared_cache: true (batches are shared "
+                     "between the analysis threads of one process)")
 
 DATASETS = list(config["datasets"])
 # The paper's published numbers, shipped with the workflow (found from any working directory).
