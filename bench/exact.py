@@ -1,4 +1,4 @@
-"""SA against the exact optimum (brute force over every order) on small arrangements from real games.
+"""SA against the exact optimum (merged breadth-first search over every order) on small arrangements of real games.
 
     python bench/exact.py --network results/networks/trained-pro/model.pt --pool data/pool/pro.jsonl \
         [--stones 10] [--count 50] [--iterations 1000] [--trials 5]
@@ -10,7 +10,7 @@ import time
 from moveorder import annealing as sa
 from moveorder.arrangements import clip
 from moveorder.inference import lz_indices
-from moveorder.likelihood import PolicyLikelihood
+from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.records import load_records
 
 
@@ -24,7 +24,7 @@ def main():
     p.add_argument("--trials", type=int, default=5)
     a = p.parse_args()
     model = PolicyLikelihood.from_file(a.network, device="cpu")
-    scorer = sa.PositionScorer(model, cache_size=2_000_000)
+    scorer = PositionEvaluator(model, cache_size=1 << 20)
     recs = load_records(a.pool)[:a.count]
     pairs = [(lz_indices(x.black), lz_indices(x.white)) for x in (clip(r, a.stones, "pool") for r in recs)]
     t0 = time.time()

@@ -8,9 +8,14 @@ import sys
 mode = sys.argv[1] if len(sys.argv) > 1 else "normal"
 marker = sys.argv[2] if len(sys.argv) > 2 else ""
 pending = []
+cleared = False  # a clear_cache since the last query: every reply says so, for the pool's test
 for line in sys.stdin:
     q = json.loads(line)
     if mode == "silent":
+        continue
+    if "action" in q:
+        cleared = q["action"] == "clear_cache"
+        print(json.dumps({"id": q["id"], "action": q["action"]}), flush=True)
         continue
     if q["id"] == "bad":
         print(json.dumps({"id": "bad", "error": "Could not parse komi", "field": "komi"}), flush=True)
@@ -23,5 +28,7 @@ for line in sys.stdin:
         print(json.dumps({"id": q["id"], "turnNumber": t, "rootInfo": {"scoreLead": float(t)}}), flush=True)
         os._exit(3)
     for t in reversed(q["analyzeTurns"]):  # out of order on purpose
-        print(json.dumps({"id": q["id"], "turnNumber": t, "rootInfo": {"scoreLead": float(t)},
+        print(json.dumps({"id": q["id"], "turnNumber": t, "rootInfo": {"scoreLead": float(t)}, "cleared": cleared,
+                          "pid": os.getpid(),
                           "moveInfos": [{"move": "D4", "scoreLead": float(t) + 1, "order": 0}]}), flush=True)
+    cleared = False

@@ -7,10 +7,10 @@ from sgfmill import sgf
 
 from conftest import OPENING, SHARED, make_sgf
 from moveorder import cli
-from moveorder.annealing import AnnealConfig, PositionScorer
+from moveorder.annealing import AnnealConfig
 from moveorder.arrangements import clip, write_jsonl
-from moveorder.inference import infer_set, load_results, write_table
-from moveorder.likelihood import PolicyLikelihood
+from moveorder.inference import infer_set, load_results, lz_indices, write_table
+from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.records import load_records
 
 FIXTURE = str(SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz")
@@ -22,17 +22,17 @@ def test_infer_set_resumes_and_matches_a_full_run(tmp_path, pro2_pool):
     cfg = AnnealConfig(iterations=60, trials=2, seed=4)
     model = PolicyLikelihood.from_file(FIXTURE, device="cpu")
     full = tmp_path / "full.jsonl"
-    infer_set(tmp_path / "12m.jsonl", full, PositionScorer(model), cfg, chunk=2)
+    infer_set(tmp_path / "12m.jsonl", full, PositionEvaluator(model), cfg, chunk=2)
     lines = full.read_text().splitlines()
     assert len(lines) == 5
     # A job killed after two arrangements, half-way through writing the third line.
     part = tmp_path / "part.jsonl"
     part.write_text("\n".join(lines[:2]) + "\n" + lines[2][:30])
-    scorer = PositionScorer(model)
+    scorer = PositionEvaluator(model)
     infer_set(tmp_path / "12m.jsonl", part, scorer, cfg, chunk=2)
     assert part.read_text().splitlines() == lines
     assert scorer.requests > 0  # it did the missing three ...
-    again = PositionScorer(model)
+    again = PositionEvaluator(model)
     infer_set(tmp_path / "12m.jsonl", part, again, cfg, chunk=2)
     assert again.requests == 0  # ... and a finished file is left alone
     rows = load_results(full)
@@ -43,6 +43,31 @@ def test_infer_set_resumes_and_matches_a_full_run(tmp_path, pro2_pool):
         assert r["matching_prefix"] <= r["matching_moves"] <= 12
     df = write_table(rows, tmp_path / "t.csv", tmp_path / "sgf", network="fixture")
     assert len(df) == 5 and (tmp_path / "sgf" / f"{rows[0]['id']}.sgf").exists()
+
+
+def test_legal_only_and_symmetries_reach_infer_set(tmp_path, pro2_pool):
+    """The switches of the likelihood change what infer-set computes, as the likelihood module says."""
+    import torch
+
+    arrs = [clip(r, 10, "pro") for r in load_records(pro2_pool)[:3]]
+    write_jsonl(tmp_path / "10m.jsonl", arrs)
+    got = {}
+    for flags in ((), ("--legal-only",), ("--average-symmetries",), ("--legal-only", "--average-symmetries")):
+        out = tmp_path / ("-".join(flags) or "plain")
+        assert cli.main(["infer-set", "--arrangements", str(tmp_path / "10m.jsonl"), "--out", f"{out}.jsonl",
+                         "--table", f"{out}.csv", "--network", FIXTURE, "--iterations", "20", "--trials", "1",
+                         "--quiet", *flags]) == 0
+        got[flags] = load_results(f"{out}.jsonl")
+        model = PolicyLikelihood.from_file(FIXTURE, device="cpu", legal_only="--legal-only" in flags,
+                                           average_symmetries="--average-symmetries" in flags)
+        for row, a in zip(got[flags], arrs):
+            seq = torch.tensor([lz_indices(a.actual)])
+            assert row["actual_log_likelihood"] == pytest.approx(float(model.log_probs(seq).sum()), abs=1e-9)
+            assert row["precision"] == "float32"
+    plain = [r["actual_log_likelihood"] for r in got[()]]
+    for flags in list(got)[1:]:
+        assert all(x != y for x, y in zip(plain, [r["actual_log_likelihood"] for r in got[flags]])), flags
+    assert all(x > y for x, y in zip([r["actual_log_likelihood"] for r in got[("--legal-only",)]], plain))
 
 
 def run_cli(*args):

@@ -127,9 +127,9 @@ def test_scan_counts_every_file(sgf_dir, tmp_path):
 # --- records usable for training (the pool) -----------------------------------------------------
 
 def usable_reason(text):
-    rec = read_sgf(text.encode(), "t.sgf")
+    """Why a record cannot train: read_sgf refuses some (another board size), usable the rest."""
     with pytest.raises(RecordError) as err:
-        records.usable(rec)
+        records.usable(read_sgf(text.encode(), "t.sgf"))
     return err.value.reason
 
 

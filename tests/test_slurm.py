@@ -21,7 +21,7 @@ from test_workflow import run_snakemake
 FIXTURE = SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz"
 PROFILE = REPO / "config/profiles/slurm"
 SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: .*?slurm_logs/rule_(\w+)/")
-LOSS_RTOL = 1e-6  # KataGo is repeatable with one position a batch (katago.max_batch: 1): only float printing
+LOSS_RTOL = 1e-6  # each position analysed alone (katago.shared_cache: false, max_batch: 1): only float printing
 
 
 def tiny_config(tmp_path):

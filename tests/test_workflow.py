@@ -71,8 +71,11 @@ def test_mirror_pro_and_kgs_full_selection(tmp_path):
     run_snakemake(tmp_path, "data", "--cores", "2", "--configfile", str(tmp_path / "cfg.yaml"))
     pro = read_report(tmp_path / "results/data/pro/filter_report.csv")
     kgs = read_report(tmp_path / "results/data/kgs/filter_report.csv")
-    # Pro.7z + Pro2.7z hold 9,669 + 680 files; Pro.7z alone has 2,115 qualifying games (shared/data/README).
-    assert pro["files"] == 10349 and pro["qualified"] == 2300 and pro["handicap"] == 6391
+    # Pro.7z + Pro2.7z hold 9,669 + 680 files; Pro.7z alone has 2,115 qualifying games (shared/data/README),
+    # Pro2.7z 200: 19 of its files start ';GM[1]' without the '(' and are now read whole (issue 13; before,
+    # 10 were unreadable and 9 were read from their first variation).
+    assert pro["files"] == 10349 and pro["qualified"] == 2315 and pro["handicap"] == 6391
+    assert pro["unreadable"] == 4 and pro["several_games"] == 0
     assert kgs["files"] == 12778 and kgs["qualified"] == 4694  # as the mirror's README measured
     # Usable for training: all but unreadable files, colours that do not alternate, illegal moves, no moves.
     assert pro["usable"] == 9920 and pro["unusable_bad_move_order"] == 412 and pro["unusable_unreadable"] == 14

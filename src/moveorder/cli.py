@@ -34,8 +34,14 @@ def cmd_extract(a: argparse.Namespace) -> int:
     if len(files) == 1 and files[0].is_dir():
         copy_tree_or_file(files[0], dest)
     else:
-        extract_all(files, dest, a.format)
+        for f in extract_all(files, dest, a.format):
+            log.info("unpacked %s", f)
     return 0
+
+
+def _progress(a: argparse.Namespace) -> bool:
+    """Progress bars on stderr: on at a terminal, off under --quiet and when stderr goes to a log file."""
+    return not getattr(a, "quiet", False) and sys.stderr.isatty()
 
 
 def cmd_filter(a: argparse.Namespace) -> int:
@@ -43,7 +49,8 @@ def cmd_filter(a: argparse.Namespace) -> int:
 
     counts = write_scan(Path(a.input), Path(a.qualified), Path(a.report), Path(a.rejected),
                         capture_free=a.capture_free, min_moves=a.min_moves, workers=a.workers,
-                        include=a.include, usable_path=Path(a.usable) if a.usable else None)
+                        include=a.include, usable_path=Path(a.usable) if a.usable else None,
+                        progress=_progress(a))
     log.info("%s: %d files, %d qualified, %d usable for training; rejected: %s", a.input, counts["files"],
              counts["qualified"], counts["usable"],
              ", ".join(f"{k}={v}" for k, v in counts.items() if k not in ("files", "qualified", "usable") and v))
@@ -93,7 +100,7 @@ def cmd_train_policy(a: argparse.Namespace) -> int:
                       warmup_steps=a.warmup_steps, lr_schedule=a.lr_schedule, value_head=a.value_head,
                       symmetries=a.symmetries, precision=a.precision, checkpoint_every=a.checkpoint_every,
                       seed=a.seed, threads=a.threads, heldout_fraction=a.heldout_fraction)
-    train(Path(a.pool), Path(a.out_dir), cfg, device=a.device, progress=not a.quiet)
+    train(Path(a.pool), Path(a.out_dir), cfg, device=a.device, progress=_progress(a))
     return 0
 
 
@@ -139,21 +146,29 @@ def cmd_policy(a: argparse.Namespace) -> int:
 # --- inference ------------------------------------------------------------------
 
 def _anneal_config(a: argparse.Namespace, n: int):
-    from .annealing import AnnealConfig
+    from .settings import AnnealConfig, iterations_for
 
-    iterations = a.iterations if a.iterations else (5000 if n <= 20 else 20000)
-    return AnnealConfig(iterations=iterations, trials=a.trials, init=a.init, neighbour=a.neighbour,
-                        t_start=a.t_start, t_end=a.t_end, schedule=a.schedule, seed=a.seed,
-                        cache_size=a.cache_size)
+    return AnnealConfig(iterations=a.iterations or iterations_for(n), trials=a.trials, init=a.init,
+                        neighbour=a.neighbour, t_start=a.t_start, t_end=a.t_end, schedule=a.schedule, seed=a.seed,
+                        method=a.method, beam_width=a.beam_width)
 
 
-def _scorer(a: argparse.Namespace):
-    from .annealing import PositionScorer
-    from .likelihood import PolicyLikelihood
+def _evaluator(a: argparse.Namespace):
+    from .likelihood import PolicyLikelihood, PositionEvaluator, default_cache_size
 
-    model = PolicyLikelihood.from_file(Path(a.network), device=a.device,
-                                       average_symmetries=a.average_symmetries, legal_only=a.legal_only)
-    return PositionScorer(model, cache_size=a.cache_size)
+    model = PolicyLikelihood.from_file(Path(a.network), device=a.device, average_symmetries=a.average_symmetries,
+                                       legal_only=a.legal_only, max_batch=a.max_batch, precision=a.precision)
+    return PositionEvaluator(model, cache_size=default_cache_size(model.device) if a.cache_size is None
+                             else a.cache_size)
+
+
+def _settings(a: argparse.Namespace, cfg) -> str:
+    if cfg.method == "beam":
+        return f"network {a.network}; beam search, width {cfg.beam_width}; precision {a.precision}"
+    beam = f"beam width {cfg.beam_width}, " if cfg.init == "beam" else ""
+    return (f"network {a.network}; {cfg.method}: init {cfg.init}, {beam}neighbour {cfg.neighbour}, "
+            f"{cfg.iterations} iterations, {cfg.trials} trials, T {cfg.t_start}->{cfg.t_end} ({cfg.schedule}), seed {cfg.seed}, "
+            f"precision {a.precision}")
 
 
 def cmd_infer_set(a: argparse.Namespace) -> int:
@@ -166,23 +181,27 @@ def cmd_infer_set(a: argparse.Namespace) -> int:
     if not arrs:
         raise ValueError(f"{a.arrangements}: no arrangements")
     cfg = _anneal_config(a, arrs[0].n)
-    stats = infer_set(Path(a.arrangements), Path(a.out), _scorer(a), cfg, chunk=a.chunk)
-    settings = (f"network {a.network}; init {cfg.init}, neighbour {cfg.neighbour}, {cfg.iterations} iterations, "
-                f"{cfg.trials} trials, T {cfg.t_start}->{cfg.t_end} ({cfg.schedule}), seed {cfg.seed}")
+    evaluator = _evaluator(a)
+    stats = infer_set(Path(a.arrangements), Path(a.out), evaluator, cfg, chunk=a.chunk, progress=not a.quiet)
+    settings = _settings(a, cfg)
     write_table(load_results(Path(a.out)), Path(a.table), Path(a.sgf_dir) if a.sgf_dir else None,
                 network=a.network, settings=settings)
     if a.stats:
-        Path(a.stats).write_text(json.dumps(stats.__dict__ | {"settings": settings}, indent=2) + "\n")
+        Path(a.stats).write_text(json.dumps(stats.__dict__ | {"settings": settings, "precision": a.precision,
+                                                              "device": str(evaluator.device)}, indent=2) + "\n")
     return 0
 
 
 def cmd_infer(a: argparse.Namespace) -> int:
     from . import coords
     from .arrangements import Arrangement
-    from .inference import check_position, position_from_sgf, write_sgf
+    from .inference import check_output, check_position, read_position, write_sgf
 
-    black, white = position_from_sgf(Path(a.position), a.moves)
+    # Every check on the input and the output runs before the search does.
+    pos = read_position(Path(a.position), a.moves)
+    black, white = pos.black, pos.white
     check_position(black, white, a.position)
+    check_output(Path(a.output), Path(a.position))
     n = len(black) + len(white)
     cfg = _anneal_config(a, n)
     arr = Arrangement(id="position", set="cli", n=n, black=sorted(coords.to_sgf(p) for p in black),
@@ -190,9 +209,8 @@ def cmd_infer(a: argparse.Namespace) -> int:
     row = _infer_one(arr, cfg, a)
     write_sgf(Path(a.output), row["inferred"],
               f"moveorder: inferred order of play for {a.position}. LGM {row['lgm']:.4f}; "
-              f"trials {', '.join(f'{x:.4f}' for x in row['trial_lgms'])}. network {a.network}; "
-              f"{cfg.iterations} iterations x {cfg.trials} trials, init {cfg.init}, neighbour {cfg.neighbour}, "
-              f"seed {cfg.seed}")
+              f"trials {', '.join(f'{x:.4f}' for x in row['trial_lgms'])}. {_settings(a, cfg)}",
+              komi=pos.komi, black=pos.black_player, white=pos.white_player)
     print(" ".join(coords.to_gtp(coords.from_sgf(m)) for m in row["inferred"]))
     print(f"LGM {row['lgm']:.4f}  ->  {a.output}")
     return 0
@@ -200,26 +218,50 @@ def cmd_infer(a: argparse.Namespace) -> int:
 
 def _infer_one(arr, cfg, a):
     from .annealing import anneal
-    from .inference import best_of_trials, lz_indices
+    from .inference import best_of_trials, lz_indices, progress_bar
 
-    trials = anneal(_scorer(a), [(lz_indices(arr.black), lz_indices(arr.white))], cfg)[0]
+    with progress_bar(cfg.iterations, "infer", enabled=not a.quiet) as bar:
+        trials = anneal(_evaluator(a), [(lz_indices(arr.black), lz_indices(arr.white))], cfg, progress=bar)[0]
     return best_of_trials(trials, arr.n)
 
 
 def _add_anneal_options(s: argparse.ArgumentParser) -> None:
+    from .settings import CACHE_SLOTS, INITS, METHODS, NEIGHBOURS, PAPER_ITERATIONS, PRECISIONS, SCHEDULES, AnnealConfig
+
+    d = AnnealConfig()
+    paper = ", ".join(f"{v:,} for {k} moves" for k, v in PAPER_ITERATIONS.items())
     s.add_argument("--network", required=True, help="Leela Zero weights (.txt/.gz/.zip) or a moveorder .pt")
-    s.add_argument("--iterations", type=int, default=0, help="default: 5,000 up to 20 moves, else 20,000")
-    s.add_argument("--trials", type=int, default=5)
-    s.add_argument("--init", choices=["greedy", "random"], default="greedy")
-    s.add_argument("--neighbour", choices=["swp2", "mov2", "rot3", "mix"], default="mix")
-    s.add_argument("--t-start", type=float, default=1.0)
-    s.add_argument("--t-end", type=float, default=0.1)
-    s.add_argument("--schedule", choices=["geometric", "linear"], default="geometric")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--cache-size", type=int, default=500_000)
-    s.add_argument("--average-symmetries", action="store_true")
+    s.add_argument("--iterations", type=_int_at_least(1), default=None,
+                   help=f"iterations per trial (default: the paper's, {paper}; other lengths the nearest's)")
+    s.add_argument("--trials", type=_int_at_least(1), default=d.trials,
+                   help="independent chains per arrangement; the most likely result is kept (default: %(default)s)")
+    s.add_argument("--method", choices=METHODS, default=d.method,
+                   help="anneal: the paper's; beam: beam search alone; beam+anneal: annealing started from the "
+                   "beam's best orders, one a trial (default: %(default)s)")
+    s.add_argument("--beam-width", type=_int_at_least(1), default=d.beam_width,
+                   help="prefixes the beam keeps per move number (method beam, init beam) (default: %(default)s)")
+    s.add_argument("--init", choices=INITS, default=d.init, help="initial order (default: %(default)s)")
+    s.add_argument("--neighbour", choices=NEIGHBOURS, default=d.neighbour,
+                   help="neighbour operator; mix = swp2, mov2, rot3 in turn (default: %(default)s)")
+    s.add_argument("--t-start", type=float, default=d.t_start, help="temperature at the first iteration "
+                   "(default: %(default)s)")
+    s.add_argument("--t-end", type=float, default=d.t_end, help="temperature at the last iteration "
+                   "(default: %(default)s)")
+    s.add_argument("--schedule", choices=SCHEDULES, default=d.schedule,
+                   help="how the temperature falls (default: %(default)s)")
+    s.add_argument("--seed", type=int, default=d.seed, help="every random draw follows from it "
+                   "(default: %(default)s)")
+    s.add_argument("--cache-size", type=_int_at_least(0), default=None,
+                   help=f"slots of the position cache, 1.4 kB each; 0: no cache (default: {CACHE_SLOTS} on a CPU, "
+                   "where it pays; 0 on a GPU, where it is not measured yet)")
+    s.add_argument("--average-symmetries", action="store_true", help="mean of the 8 symmetries' softmax")
     s.add_argument("--legal-only", action="store_true", help="renormalise over empty points and pass")
-    s.add_argument("--device", default=None)
+    s.add_argument("--precision", choices=PRECISIONS, default=PRECISIONS[0],
+                   help="network arithmetic; tf32 needs a CUDA device (default: %(default)s)")
+    s.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: a GPU if there is one)")
+    s.add_argument("--max-batch", type=_int_at_least(1), default=None,
+                   help="positions per network call (default: 64 on a CPU, 1024 on a GPU)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 # --- KataGo -------------------------------------------------------------------------
@@ -236,18 +278,28 @@ def cmd_install_katago(a: argparse.Namespace) -> int:
 
 def cmd_score(a: argparse.Namespace) -> int:
     from .inference import load_results
-    from .katago import AnalysisCache, KataGoEngine, analysis_config, default_env
+    from .katago import AnalysisCache, EnginePool, KataGoEngine, analysis_config, default_env
     from .scoring import score_results, write_scores
 
+    if a.max_batch > 1 and not a.shared_cache:
+        raise SystemExit("moveorder score: --max-batch > 1 needs --shared-cache (batches are shared between "
+                         "analysis threads of one process)")
     results = load_results(Path(a.results))
-    cfg = analysis_config(Path(a.work_dir) / "analysis.cfg", Path(a.tuner) if a.tuner else None,
-                          threads=a.threads, max_batch=a.max_batch)
+    work = Path(a.work_dir)
     settings = {"katago_model": Path(a.model).name, "visits": a.visits, "rules": a.rules,
-                "delta_max": a.delta_max, "clamp": a.clamp, "max_batch": a.max_batch}
-    with KataGoEngine.for_model(Path(a.katago), Path(a.model), cfg, stderr_log=Path(a.work_dir) / "stderr.log",
-                                timeout=a.timeout, env=default_env()) as engine:
-        out = score_results(results, engine, AnalysisCache(Path(a.cache) if a.cache else None), a.visits,
-                            a.model, rules=a.rules, default_komi=a.komi, delta_max=a.delta_max, clamp=a.clamp)
+                "delta_max": a.delta_max, "clamp": a.clamp, "max_batch": a.max_batch,
+                "shared_cache": a.shared_cache}
+
+    def engine(i: int, threads: int = 1) -> KataGoEngine:
+        cfg = analysis_config(work / f"analysis-{i}.cfg", Path(a.tuner) if a.tuner else None,
+                              threads=threads, max_batch=a.max_batch)
+        return KataGoEngine.for_model(Path(a.katago), Path(a.model), cfg, stderr_log=work / f"stderr-{i}.log",
+                                      timeout=a.timeout, env=default_env())
+
+    with (engine(0, a.threads) if a.shared_cache else EnginePool(engine, a.threads)) as analyser:
+        out = score_results(results, analyser, AnalysisCache(Path(a.cache) if a.cache else None), a.visits,
+                            a.model, rules=a.rules, default_komi=a.komi, delta_max=a.delta_max, clamp=a.clamp,
+                            progress=_progress(a))
     write_scores(out, Path(a.table), Path(a.moves_table), Path(a.stats) if a.stats else None, settings)
     log.info("%d positions, %d distinct, %d analysed in %.1f s", out["positions"], out["unique"],
              out["analysed"], out["seconds"])
@@ -289,62 +341,104 @@ def cmd_sweep_summary(a: argparse.Namespace) -> int:
 
 # --- parser ------------------------------------------------------------------
 
+class _Help(argparse.HelpFormatter):
+    """States each option's default in --help, unless its help text already says it or it has none."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if ("default" in text or action.required or not action.option_strings
+                or default is None or default is False or default is argparse.SUPPRESS
+                or (isinstance(default, (str, list, tuple)) and not default)):
+            return text
+        shown = " ".join(map(str, default)) if isinstance(default, (list, tuple)) else str(default)
+        return f"{text} (default: {shown.replace('%', '%%')})".strip()
+
+
+def _int_at_least(low: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+        return value
+    parse.__name__ = f"whole number >= {low}"
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="moveorder", description=__doc__.splitlines()[0])
-    p.add_argument("-v", "--verbose", action="store_true")
+    p = argparse.ArgumentParser(prog="moveorder", description=__doc__.splitlines()[0], formatter_class=_Help)
+    p.add_argument("-v", "--verbose", action="store_true", help="log debugging messages too")
     sub = p.add_subparsers(dest="verb", required=True)
 
-    s = sub.add_parser("download", help="fetch one file by URL (or from a mirror), checking its sha256")
-    s.add_argument("--url", required=True)
-    s.add_argument("--dest", required=True)
-    s.add_argument("--sha256", default="")
-    s.add_argument("--mirror", default="", help="folder laid out as MIRROR/HOST/PATH")
-    s.add_argument("--retries", type=int, default=5)
-    s.add_argument("--quiet", action="store_true")
+    def verb(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=help, formatter_class=_Help)
+
+    s = verb("download", "fetch one file by URL (or from a mirror), checking its sha256")
+    s.add_argument("--url", required=True, help="http(s) URL, file:// URL or local path")
+    s.add_argument("--dest", required=True, help="the file to write (renamed into place only when whole)")
+    s.add_argument("--sha256", default="",
+                   help="expected sha256 (64 hexadecimal digits, checked before downloading); default: none, "
+                        "the actual one is written to DEST.sha256")
+    s.add_argument("--mirror", default="",
+                   help="folder laid out as MIRROR/HOST/PATH to read http(s) URLs from; default: the network")
+    s.add_argument("--retries", type=_int_at_least(0), default=5, help="retries after a failed HTTP request")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_download)
 
-    s = sub.add_parser("extract", help="unpack archives (7z, multi-volume 7z, tar.*, zip) into a folder")
-    s.add_argument("files", nargs="+", help="archives, volumes, or one local folder to copy")
-    s.add_argument("--dest", required=True)
-    s.add_argument("--format", choices=["7z", "tar", "zip"], default=None)
+    s = verb("extract", "unpack archives (7z, multi-volume 7z, tar.*, zip) into a folder")
+    s.add_argument("files", nargs="+",
+                   help="archives, volumes (NAME.7z.001 ...), .sgf files (copied), or one local folder to copy")
+    s.add_argument("--dest", required=True,
+                   help="folder; each archive goes to DEST/ARCHIVE_NAME/ (nothing is left on an error)")
+    s.add_argument("--format", choices=["7z", "tar", "zip"], default=None,
+                   help="format of every file; default: from each file's name")
     s.set_defaults(func=cmd_extract)
 
-    s = sub.add_parser("filter", help="parse every SGF below a folder and keep the games that qualify")
-    s.add_argument("--input", required=True)
+    s = verb("filter", "parse every SGF below a folder and keep the games that qualify")
+    s.add_argument("--input", required=True, help="folder holding the SGF files (searched recursively)")
     s.add_argument("--qualified", required=True, help="JSONL of qualified records")
-    s.add_argument("--usable", default="", help="JSONL of every record usable for training (qualified included)")
+    s.add_argument("--usable", default="", help="JSONL of every record usable for training (qualified included); default: none")
     s.add_argument("--report", required=True, help="CSV: count of files by rejection reason")
     s.add_argument("--rejected", required=True, help="CSV: every rejected file with its reason")
-    s.add_argument("--capture-free", type=int, default=50)
-    s.add_argument("--min-moves", type=int, default=50)
-    s.add_argument("--workers", type=int, default=1)
-    s.add_argument("--include", nargs="*", default=[], help="glob patterns of paths to keep (default: all)")
+    s.add_argument("--capture-free", type=_int_at_least(0), default=50,
+                   help="no pass and no capture allowed in this many first moves")
+    s.add_argument("--min-moves", type=_int_at_least(0), default=50, help="fewer moves than this: too_short")
+    s.add_argument("--workers", type=_int_at_least(1), default=1, help="processes parsing files")
+    s.add_argument("--include", nargs="*", default=[],
+                   help="glob patterns on paths relative to --input, e.g. '*/9p/*'; default: every file")
+    s.add_argument("--quiet", action="store_true",
+                   help="no progress bar (it is shown only when stderr is a terminal anyway)")
     s.set_defaults(func=cmd_filter)
 
-    s = sub.add_parser("select", help="pick evaluation games, clip them, and write the training pool")
-    s.add_argument("--records", required=True)
-    s.add_argument("--set", required=True)
-    s.add_argument("--count", type=int, default=100)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--lengths", type=int, nargs="+", default=[20, 40])
+    s = verb("select", "pick evaluation games, clip them, and write the training pool")
+    s.add_argument("--records", required=True, help="JSONL of qualified records (from filter)")
+    s.add_argument("--set", required=True, help="name of the set, e.g. pro")
+    s.add_argument("--count", type=_int_at_least(1), default=100, help="evaluation games to draw")
+    s.add_argument("--seed", type=int, default=0, help="seed of the draw")
+    s.add_argument("--lengths", type=_int_at_least(1), nargs="+", default=[20, 40],
+                   help="clip every selected game to each of these numbers of moves")
     s.add_argument("--out-dir", required=True, help="writes {n}m.jsonl per length")
-    s.add_argument("--pool", required=True)
+    s.add_argument("--pool", required=True, help="JSONL: the training pool")
     s.add_argument("--usable", default="",
                    help="JSONL of the records usable for training: the pool is drawn from these "
                         "(default: the qualified records)")
-    s.add_argument("--pool-report", default="", help="CSV: where the pool's candidates went")
-    s.add_argument("--selection", required=True)
+    s.add_argument("--pool-report", default="", help="CSV: where the pool's candidates went; default: none")
+    s.add_argument("--selection", required=True, help="CSV: the selected games and their metadata")
     s.set_defaults(func=cmd_select)
 
-    s = sub.add_parser("train-policy", help="train a Leela-Zero-architecture policy network on a pool")
+    s = verb("train-policy", "train a Leela-Zero-architecture policy network on a pool")
     s.add_argument("--pool", required=True, help="JSONL records (the data stage's training pool)")
     s.add_argument("--out-dir", required=True, help="writes model.pt, policy.txt.gz, metrics.json")
-    s.add_argument("--blocks", type=int, default=4)
-    s.add_argument("--filters", type=int, default=32)
-    s.add_argument("--steps", type=int, default=3000)
-    s.add_argument("--batch-size", type=int, default=128)
-    s.add_argument("--lr", type=float, default=2e-3, help="peak learning rate")
-    s.add_argument("--warmup-steps", type=int, default=100, help="linear learning-rate warm-up over these steps")
+    s.add_argument("--blocks", type=_int_at_least(1), default=4, help="residual blocks")
+    s.add_argument("--filters", type=_int_at_least(1), default=32, help="filters per convolution")
+    s.add_argument("--steps", type=_int_at_least(1), default=3000, help="training steps")
+    s.add_argument("--batch-size", type=_int_at_least(1), default=128, help="positions per step")
+    s.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (AdamW)")
+    s.add_argument("--warmup-steps", type=_int_at_least(0), default=100,
+                   help="linear learning-rate warm-up over these steps")
     s.add_argument("--lr-schedule", choices=["cosine", "constant"], default="cosine",
                    help="after warm-up: cosine decay to 0 at the last step, or constant")
     s.add_argument("--value-head", action=argparse.BooleanOptionalAction, default=True,
@@ -354,97 +448,126 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--precision", choices=["auto", "float32", "bfloat16"], default="auto",
                    help="forward/backward under bfloat16 autocast, or not; auto: bfloat16 on a GPU and on a "
                         "CPU with native bfloat16 (AVX512-BF16, AMX)")
-    s.add_argument("--heldout-fraction", type=float, default=0.05)
-    s.add_argument("--checkpoint-every", type=int, default=500)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--threads", type=int, default=0)
-    s.add_argument("--device", default=None, help="cpu, cuda, ... (default: a GPU if there is one)")
-    s.add_argument("--quiet", action="store_true")
+    s.add_argument("--heldout-fraction", type=float, default=0.05, help="fraction of games held out for metrics")
+    s.add_argument("--checkpoint-every", type=_int_at_least(1), default=500,
+                   help="steps between checkpoints (a rerun resumes from the last one)")
+    s.add_argument("--seed", type=int, default=0, help="seed of the split, the batches and the weights")
+    s.add_argument("--threads", type=_int_at_least(0), default=0, help="torch CPU threads; 0: torch's default")
+    s.add_argument("--device", default=None, help="cpu, cuda, ...; default: a GPU if there is one")
+    s.add_argument("--quiet", action="store_true",
+                   help="no progress bar (it is shown only when stderr is a terminal anyway)")
     s.set_defaults(func=cmd_train_policy)
 
-    s = sub.add_parser("cross-level", help="every trained network on every set's held-out games (and inference runs)")
+    s = verb("cross-level", "every trained network on every set's held-out games (and inference runs)")
     s.add_argument("--network", nargs=2, action="append", required=True, metavar=("NAME", "MODEL_PT"),
                    help="a trained network (model.pt of train-policy); NAME trained-SET marks its own level")
     s.add_argument("--heldout", nargs=2, action="append", required=True, metavar=("SET", "POOL"),
                    help="a set's training pool; its held-out games are split off as train-policy does")
     s.add_argument("--inferred", nargs=4, action="append", default=[], metavar=("SET", "N", "NETWORK", "CSV"),
-                   help="an inference table (infer-set) of SET at N moves with NETWORK")
+                   help="an inference table (infer-set) of SET at N moves with NETWORK; default: none")
     s.add_argument("--heldout-fraction", type=float, default=0.05, help="as given to train-policy")
     s.add_argument("--seed", type=int, default=0, help="as given to train-policy")
-    s.add_argument("--positions", type=int, default=20000, help="held-out positions per set (training's number)")
-    s.add_argument("--threads", type=int, default=0)
+    s.add_argument("--positions", type=_int_at_least(1), default=20000,
+                   help="held-out positions per set (training's number)")
+    s.add_argument("--threads", type=_int_at_least(0), default=0, help="torch CPU threads; 0: torch's default")
     s.add_argument("--table", required=True, help="CSV: network, set, held-out top-1 and log-likelihood")
     s.add_argument("--inference-table", required=True, help="CSV: LGM slope and share on/above y=x per run")
     s.add_argument("--markdown", required=True, help="both tables as markdown")
     s.set_defaults(func=cmd_cross_level)
 
-    s = sub.add_parser("policy", help="print a network's policy (permille) after GTP moves, like leelaz heatmap")
-    s.add_argument("network")
-    s.add_argument("moves", nargs="*", help="GTP vertices, Black first")
+    s = verb("policy", "print a network's policy (permille) after GTP moves, like leelaz heatmap")
+    s.add_argument("network", help="Leela Zero weights (.txt/.gz/.zip) or a moveorder .pt")
+    s.add_argument("moves", nargs="*", help="GTP vertices, Black first; default: the empty board")
     s.add_argument("--average", action="store_true", help="average the 8 symmetries")
     s.set_defaults(func=cmd_policy)
-    s = sub.add_parser("infer-set", help="infer the order of play for every arrangement of a file")
-    s.add_argument("--arrangements", required=True)
+
+    s = verb("infer-set", "infer the order of play for every arrangement of a file")
+    s.add_argument("--arrangements", required=True, help="JSONL of arrangements (from select)")
     s.add_argument("--out", required=True, help="JSONL, one result per arrangement (resumed if present)")
     s.add_argument("--table", required=True, help="CSV table")
-    s.add_argument("--sgf-dir", default="", help="write each inferred sequence as an SGF file here")
-    s.add_argument("--stats", default="", help="JSON: evaluations, cache hits, time")
-    s.add_argument("--chunk", type=int, default=20, help="arrangements per batch (and per resume unit)")
+    s.add_argument("--sgf-dir", default="", help="write each inferred sequence as an SGF file here; default: none")
+    s.add_argument("--stats", default="", help="JSON: evaluations, cache hits, time; default: none")
+    s.add_argument("--chunk", type=_int_at_least(1), default=20,
+                   help="arrangements per batch (and per resume unit)")
     _add_anneal_options(s)
     s.set_defaults(func=cmd_infer_set)
 
-    s = sub.add_parser("infer", help="infer how one position was played: SGF in, ordered SGF out")
-    s.add_argument("position", help="SGF: setup stones (AB/AW), or a game record with --moves")
-    s.add_argument("-o", "--output", required=True)
-    s.add_argument("--moves", type=int, default=None, help="take the record's position after this many moves")
+    s = verb("infer", "infer how one position was played: SGF in, ordered SGF out")
+    s.add_argument("position", help="SGF: a position as setup stones (AB/AW, no moves), or a game record "
+                                    "without setup stones (its position after --moves moves)")
+    s.add_argument("-o", "--output", required=True,
+                   help="the ordered game record to write (SGF; keeps the input's komi and players)")
+    s.add_argument("--moves", type=int, default=None,
+                   help="take the record's position after this many moves (1 .. the record's moves); "
+                        "default: a file of setup stones is the position, a record is taken after its last move")
     _add_anneal_options(s)
     s.set_defaults(func=cmd_infer)
-    s = sub.add_parser("install-katago", help="install KataGo (from the katrain wheel, or a binary you have)")
+
+    s = verb("install-katago", "install KataGo (from the katrain wheel, or a binary you have)")
     s.add_argument("--dest", required=True, help="folder; writes DEST/bin/katago, models/, opencl-tune.txt")
-    s.add_argument("--binary", default="", help="use this KataGo binary instead of the katrain wheel's")
-    s.add_argument("--wheel", default="", help="a katrain-1.20.0 wheel already downloaded")
+    s.add_argument("--binary", default="", help="use this KataGo binary; default: the katrain wheel's")
+    s.add_argument("--wheel", default="",
+                   help="a katrain-1.20.0 wheel already downloaded; default: pip downloads it")
     s.set_defaults(func=cmd_install_katago)
-    s = sub.add_parser("score", help="KataGo losses of the actual and inferred sequences of an inference result")
+
+    s = verb("score", "KataGo losses of the actual and inferred sequences of an inference result")
     s.add_argument("--results", required=True, help="JSONL from infer-set")
     s.add_argument("--katago", required=True, help="KataGo binary (or the installed wrapper)")
-    s.add_argument("--model", required=True)
-    s.add_argument("--tuner", default="", help="OpenCL tuning file (skips KataGo's autotuning)")
-    s.add_argument("--visits", type=int, default=16)
-    s.add_argument("--rules", default="chinese")
+    s.add_argument("--model", required=True, help="KataGo model file (.bin.gz)")
+    s.add_argument("--tuner", default="",
+                   help="OpenCL tuning file (skips KataGo's autotuning); default: none, KataGo tunes itself")
+    s.add_argument("--visits", type=_int_at_least(1), default=16, help="KataGo visits per position")
+    s.add_argument("--rules", default="chinese", help="KataGo rules")
     s.add_argument("--komi", type=float, default=7.5, help="komi when a record gives none")
-    s.add_argument("--delta-max", choices=["best_move", "root"], default="best_move")
+    s.add_argument("--delta-max", choices=["best_move", "root"], default="best_move",
+                   help="the best score lead at a position: its best move's, or the root's")
     s.add_argument("--clamp", action="store_true", help="clamp each move's loss at zero")
-    s.add_argument("--threads", type=int, default=2, help="KataGo analysis threads")
-    s.add_argument("--max-batch", type=int, default=1,
-                   help="KataGo's nnMaxBatchSize; 1 (default) gives the same results on every run")
-    s.add_argument("--timeout", type=float, default=600)
-    s.add_argument("--cache", default="", help="JSONL cache of finished analyses (a rerun resumes from it)")
+    s.add_argument("--threads", type=_int_at_least(1), default=2,
+                   help="KataGo processes, each analysing one position at a time from an empty network cache "
+                        "(with --shared-cache: analysis threads of one process)")
+    s.add_argument("--shared-cache", action="store_true",
+                   help="one KataGo process whose analysis threads share its network cache and batches: faster "
+                        "on a GPU with --max-batch > 1, but a position's leads then depend on what was analysed "
+                        "before it, so losses change from run to run")
+    s.add_argument("--max-batch", type=_int_at_least(1), default=1,
+                   help="KataGo's nnMaxBatchSize; more than 1 needs --shared-cache")
+    s.add_argument("--timeout", type=float, default=600,
+                   help="give up (an error) after this many seconds without a reply from KataGo")
+    s.add_argument("--cache", default="",
+                   help="JSONL cache of finished analyses (a rerun resumes from it); default: none")
     s.add_argument("--work-dir", required=True, help="for the engine's config and stderr log")
-    s.add_argument("--table", required=True)
-    s.add_argument("--moves-table", required=True)
-    s.add_argument("--stats", default="")
+    s.add_argument("--table", required=True, help="CSV: losses per arrangement")
+    s.add_argument("--moves-table", required=True, help="CSV: losses per move")
+    s.add_argument("--stats", default="", help="JSON: positions, distinct, analysed, seconds; default: none")
+    s.add_argument("--quiet", action="store_true",
+                   help="no progress bar (it is shown only when stderr is a terminal anyway)")
     s.set_defaults(func=cmd_score)
-    s = sub.add_parser("report", help="summary tables, the paper comparison and every figure of a run")
+
+    s = verb("report", "summary tables, the paper comparison and every figure of a run")
     s.add_argument("--entry", nargs=4, action="append", required=True,
-                   metavar=("SET", "N", "INFERRED_CSV", "SCORED_CSV"))
+                   metavar=("SET", "N", "INFERRED_CSV", "SCORED_CSV"),
+                   help="one set and length: its inference table and its scored table (repeat for each)")
     s.add_argument("--paper", required=True, help="the paper's published numbers (config/paper_results.yaml)")
     s.add_argument("--out-dir", required=True, help="summary.csv/.md, paper_comparison.csv/.md")
-    s.add_argument("--figures", required=True)
-    s.add_argument("--network", default="", help="the network every set was inferred with")
+    s.add_argument("--figures", required=True, help="folder for the figures")
+    s.add_argument("--network", default="", help="the network every set was inferred with; default: none")
     s.add_argument("--set-network", nargs="*", default=[],
-                   help="SET=NETWORK pairs: the network each set was inferred with (instead of --network)")
-    s.add_argument("--cross-level", default="", help="markdown of cross-level to append to summary.md")
-    s.add_argument("--dataset", nargs="*", default=[], help="SET=description pairs for the tables")
-    s.add_argument("--note", default="", help="a line naming the configuration, printed under figures")
-    s.add_argument("--examples", type=int, default=3)
+                   help="SET=NETWORK pairs: the network each set was inferred with (instead of --network); default: none")
+    s.add_argument("--cross-level", default="",
+                   help="markdown of cross-level to append to summary.md; default: none")
+    s.add_argument("--dataset", nargs="*", default=[], help="SET=description pairs for the tables; default: none")
+    s.add_argument("--note", default="", help="a line naming the configuration, printed under figures; default: none")
+    s.add_argument("--examples", type=_int_at_least(0), default=3, help="example sequences drawn per set")
     s.set_defaults(func=cmd_report)
-    s = sub.add_parser("sweep-summary", help="aggregate the runs of a sweep into a table and an ablation figure")
-    s.add_argument("--name", required=True)
-    s.add_argument("--run", nargs=2, action="append", required=True, metavar=("LABEL", "INFERRED_CSV"))
-    s.add_argument("--metric", default="lgm_slope")
-    s.add_argument("--paper", default="")
-    s.add_argument("--paper-key", default="")
-    s.add_argument("--table", required=True)
+
+    s = verb("sweep-summary", "aggregate the runs of a sweep into a table and an ablation figure")
+    s.add_argument("--name", required=True, help="the sweep's name")
+    s.add_argument("--run", nargs=2, action="append", required=True, metavar=("LABEL", "INFERRED_CSV"),
+                   help="one run of the sweep: its label (AXIS=VALUE) and its inference table (repeat)")
+    s.add_argument("--metric", default="lgm_slope", help="the summary column the figure shows")
+    s.add_argument("--paper", default="", help="the paper's numbers (config/paper_results.yaml); default: none")
+    s.add_argument("--paper-key", default="", help="the ablation's key in --paper; default: none")
+    s.add_argument("--table", required=True, help="CSV: one row per run")
     s.add_argument("--figure", required=True, help="PNG path (a PDF is written beside it)")
     s.set_defaults(func=cmd_sweep_summary)
     return p
@@ -456,7 +579,7 @@ def main(argv=None) -> int:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError, RuntimeError) as err:
+    except (ValueError, OSError, RuntimeError) as err:  # OSError: FileNotFoundError and any other I/O error
         log.error("%s", err)
         return 2
 

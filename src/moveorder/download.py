@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import shutil
 import time
 import urllib.parse
@@ -38,6 +39,20 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: f.read(CHUNK), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def check_sha256(sha256: Optional[str], url: str = "") -> Optional[str]:
+    """``sha256`` in lower case, None if empty; ValueError unless it is 64 hexadecimal digits.
+
+    Checked before anything is downloaded, so a mistyped hash costs nothing.
+    """
+    if not sha256:
+        return None
+    value = sha256.strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{64}", value):
+        raise ValueError(f"{url + ': ' if url else ''}--sha256 {sha256!r} is not a sha256 "
+                         f"(64 hexadecimal digits; got {len(sha256.strip())} characters)")
+    return value
 
 
 def mirror_path(url: str, mirror: Path) -> Path:
@@ -90,11 +105,17 @@ def fetch(url: str, dest: Path, sha256: Optional[str] = None, mirror: Optional[P
           retries: int = 5, backoff: float = 1.0, timeout: float = 60.0, quiet: bool = False) -> Path:
     """Make ``dest`` hold the file at ``url`` and return ``dest``.
 
-    ``url`` may also be ``file://...`` or a plain local path.  A wrong sha256
-    raises :class:`ChecksumError` naming the file and both hashes; the bad
+    ``url`` may also be ``file://...`` or a plain local path.  A ``sha256``
+    that is not 64 hexadecimal digits raises ValueError before anything is
+    fetched.  A wrong sha256 raises :class:`ChecksumError` naming the file and both hashes; the bad
     bytes are removed so a rerun starts clean.
     """
+    sha256 = check_sha256(sha256, url)
+    if retries < 0:
+        raise ValueError(f"{url}: retries must be 0 or more, not {retries}")
     dest = Path(dest)
+    if dest.is_dir():
+        raise ValueError(f"{dest}: is a folder; the destination must be a file path")
     dest.parent.mkdir(parents=True, exist_ok=True)
     if dest.exists() and sha256 and sha256_of(dest) == sha256.lower():
         return dest

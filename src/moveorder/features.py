@@ -17,13 +17,33 @@ planes     count   meaning (for the position where move ``i`` is to be played)
 is zeros.  A position ``i`` of a sequence is the board after its first ``i``
 moves (Black moved first), so move ``i`` is Black's when ``i`` is even.
 
-Two builders:
+Builders:
 
 * :func:`sequence_planes` is for capture-free sequences (arrangements): a
   stone placed at move ``t`` is on the board at every position ``> t``, so
   all positions of a batch of sequences are built with tensor comparisons.
+* :func:`position_codes` is the compact form of the same input that the
+  search uses: one byte per point (and one for the side to move), 20 times
+  smaller than the planes, built on the device for any (sequence, position)
+  pairs; :func:`planes_from_codes` expands codes into exactly the planes of
+  :func:`sequence_planes` (one table look-up, channels-last), right before
+  the network.
 * :func:`board_history_planes` takes explicit board states (games with
   captures, for training).
+
+Position codes (``(M, 362)`` uint8, points in Leela Zero order, then the side):
+
+=========  ==================================================================
+code       meaning of a point's byte, for the position where move ``i`` is next
+=========  ==================================================================
+0          empty (no stone placed before move ``i``)
+1 - 8      the mover's stone, placed ``a`` moves ago (``a`` = 1..7), or 8 if 8+
+9 - 16     the opponent's stone, placed ``a - 8`` moves ago, likewise
+=========  ==================================================================
+
+Entry 361 is 0 when Black is to move, 1 when White is.  A stone placed ``a``
+moves ago appears in history planes ``0 .. a - 1``, so the byte holds
+everything the 16 stone planes say about that point.
 """
 
 from __future__ import annotations
@@ -80,6 +100,74 @@ def sequence_planes(sequences: torch.Tensor, positions: Optional[torch.Tensor] =
     side = side[..., None].expand(B, positions.shape[1], 2, N)
     planes = torch.cat([mine, theirs, side], dim=2).to(dtype)
     return planes.view(B, positions.shape[1], PLANES, coords.SIZE, coords.SIZE)
+
+
+def placement_times_padded(sequences: torch.Tensor) -> torch.Tensor:
+    """``(B, n)`` sequences -> ``(B, 362)`` move number placing each point; ``n`` where none.
+
+    Index 361 (pass) is a scratch slot: a sequence may end in ``PAD`` (361) entries standing for
+    "not yet chosen" (partial orders), which place nothing.
+    """
+    B, n = sequences.shape
+    times = torch.full((B, N + 1), n, dtype=torch.int16 if n < 1 << 14 else torch.int32, device=sequences.device)
+    steps = torch.arange(n, dtype=times.dtype, device=sequences.device).expand(B, n)
+    times.scatter_(1, sequences.long(), steps)
+    times[:, N] = n
+    return times
+
+
+PAD = N  # a not-yet-chosen move in a partial sequence
+
+
+def _code_table(n: int, device) -> torch.Tensor:
+    """``table[i - t + n]``: the code of a stone placed at move ``t`` seen from position ``i``."""
+    d = torch.arange(-n, n + 1, device=device)           # i - t
+    age = d.clamp(1, HISTORY)
+    theirs = (d % 2 == 1)                                   # placed an odd number of moves ago
+    return torch.where(d >= 1, age + HISTORY * theirs, torch.zeros_like(d)).to(torch.uint8)
+
+
+def position_codes(sequences: torch.Tensor, rows: torch.Tensor, positions: torch.Tensor,
+                   times: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """Codes of the positions ``(sequences[rows[k]], positions[k])``: ``(M, 362)`` uint8 (table above).
+
+    ``sequences`` ``(B, n)`` Leela Zero indices (``PAD`` allowed after the positions asked for);
+    ``times``: :func:`placement_times_padded` of ``sequences``, when the caller has it.
+    """
+    n = sequences.shape[1]
+    if times is None:
+        times = placement_times_padded(sequences)
+    table = _code_table(n, sequences.device)
+    t = times.index_select(0, rows)[:, :N].to(torch.int32)          # (M, 361)
+    idx = (positions.to(torch.int32) + n)[:, None] - t              # i - t + n, in 0 .. 2n
+    codes = torch.empty(len(rows), N + 1, dtype=torch.uint8, device=sequences.device)
+    codes[:, :N] = table[idx]
+    codes[:, N] = (positions % 2).to(torch.uint8)
+    return codes
+
+
+def _plane_table(device) -> torch.Tensor:
+    """``(34, 18)``: row ``code + 17 * side`` holds that point's value in each of the 18 planes."""
+    table = torch.zeros(2, 17, PLANES)
+    for code in range(1, 17):
+        base, age = (0, code) if code <= HISTORY else (HISTORY, code - HISTORY)
+        table[:, code, base:base + age] = 1.0
+    table[0, :, 16] = 1.0  # Black to move
+    table[1, :, 17] = 1.0  # White to move
+    return table.view(34, PLANES).to(device)
+
+
+_PLANE_TABLES: dict = {}
+
+
+def planes_from_codes(codes: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """``(M, 362)`` codes -> ``(M, 18, 19, 19)`` planes, equal to :func:`sequence_planes`'s, channels-last."""
+    key = (codes.device, dtype)
+    if key not in _PLANE_TABLES:
+        _PLANE_TABLES[key] = _plane_table(codes.device).to(dtype)
+    idx = codes[:, :N].long() + 17 * codes[:, N:].long()
+    flat = torch.nn.functional.embedding(idx, _PLANE_TABLES[key])           # (M, 361, 18)
+    return flat.view(-1, coords.SIZE, coords.SIZE, PLANES).permute(0, 3, 1, 2)
 
 
 def board_history_planes(boards: np.ndarray, index: int, black_to_move: bool) -> np.ndarray:

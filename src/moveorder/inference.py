@@ -8,14 +8,19 @@ every trial's LGM and their standard deviation (population, ddof=0), the
 actual sequence's LGM, exact match, matching prefix length and matching
 moves.  :func:`write_table` turns those lines into a CSV table and SGF files.
 
-:func:`position_from_sgf` reads the position to infer for the one-position
-tool: setup stones (AB/AW), or a game record's stones after move ``n``.
+:func:`read_position` reads the position to infer for the one-position
+tool: setup stones (AB/AW), or a game record's stones after move ``n``, and
+refuses (naming the file, the move and the reason) any record that breaks
+the paper's assumptions; :func:`check_output` checks the answer's path
+before any search runs.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -25,9 +30,10 @@ from sgfmill import sgf
 
 from . import board as goboard
 from . import coords
-from .annealing import AnnealConfig, AnnealStats, PositionScorer, anneal, lgm
+from .annealing import AnnealConfig, AnnealStats, anneal, lgm
 from .arrangements import Arrangement, load_arrangements
-from .records import read_sgf
+from .likelihood import PositionEvaluator
+from .records import RecordError, read_sgf, setup_points
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +54,25 @@ def matching_prefix(a: Sequence[str], b: Sequence[str]) -> int:
 
 
 def check_position(black: Sequence[coords.Point], white: Sequence[coords.Point], where: str) -> None:
-    """Raise ValueError naming the problem if a position breaks the paper's assumptions."""
+    """Raise ValueError naming ``where`` and the problem if a position breaks the paper's assumptions.
+
+    Points are named in GTP terms (``Q16``).
+    """
+    seen: Dict[coords.Point, str] = {}
+    for colour, pts in (("black", black), ("white", white)):
+        for p in pts:
+            try:
+                coords.to_flat(p)
+            except (ValueError, TypeError):
+                raise ValueError(f"{where}: a {colour} stone at {p!r} is not on the 19x19 board") from None
+            if p in seen:
+                raise ValueError(f"{where}: {coords.to_gtp(p)} holds two stones ({seen[p]} and {colour})")
+            seen[p] = colour
+    if len(black) + len(white) < 1:
+        raise ValueError(f"{where}: the position has no stones")
     if len(black) - len(white) not in (0, 1):
         raise ValueError(f"{where}: {len(black)} black and {len(white)} white stones: with Black first and "
                          "alternating moves, Black has as many stones as White or one more")
-    if len(black) + len(white) < 1:
-        raise ValueError(f"{where}: the position has no stones")
     b = goboard.from_stones(black, white)
     dead = goboard.groups_without_liberties(b)
     if dead:
@@ -63,7 +82,7 @@ def check_position(black: Sequence[coords.Point], white: Sequence[coords.Point],
 
 
 def best_of_trials(trials, n: int) -> Dict:
-    """The trial with the highest likelihood, and every trial's LGM with their spread (ddof=0)."""
+    """The trial with the highest likelihood (the first on ties), and every trial's LGM with their spread (ddof=0)."""
     best = max(trials, key=lambda r: r.best_log_likelihood)
     trial_lgms = [lgm(r.best_log_likelihood, n) for r in trials]
     return {"inferred": sgf_points(best.best), "log_likelihood": best.best_log_likelihood,
@@ -71,14 +90,17 @@ def best_of_trials(trials, n: int) -> Dict:
             "trial_std": float(np.std(trial_lgms))}
 
 
-def infer_arrangements(scorer: PositionScorer, arrs: Sequence[Arrangement], cfg: AnnealConfig,
-                       indices: Sequence[int], stats: Optional[AnnealStats] = None) -> List[Dict]:
+def infer_arrangements(evaluator: PositionEvaluator, arrs: Sequence[Arrangement], cfg: AnnealConfig,
+                       indices: Sequence[int], stats: Optional[AnnealStats] = None, progress=None) -> List[Dict]:
     """Anneal a batch of arrangements of one length; return one result dict per arrangement."""
+    import torch
+
     pairs = [(lz_indices(a.black), lz_indices(a.white)) for a in arrs]
-    results = anneal(scorer, pairs, cfg, indices, stats)
+    results = anneal(evaluator, pairs, cfg, indices, stats, progress)
     n = arrs[0].n
-    actual = np.array([lz_indices(a.actual) for a in arrs], dtype=np.int64)
-    actual_ll = scorer.sequence_log_probs(actual).sum(1)
+    actual = torch.tensor([lz_indices(a.actual) for a in arrs], dtype=torch.long)
+    actual_ll = evaluator.sequence_log_probs(actual).sum(1).cpu().tolist()
+    precision = evaluator.likelihood.precision
     out = []
     for a, trials, all_ll in zip(arrs, results, actual_ll):
         best = best_of_trials(trials, n)
@@ -90,14 +112,17 @@ def infer_arrangements(scorer: PositionScorer, arrs: Sequence[Arrangement], cfg:
             "trial_lgms": best["trial_lgms"], "trial_std": best["trial_std"],
             "exact_match": inferred == a.actual, "matching_prefix": matching_prefix(inferred, a.actual),
             "matching_moves": int(sum(x == y for x, y in zip(inferred, a.actual))),
-            "komi": a.komi, "source": a.source,
+            "komi": a.komi, "source": a.source, "precision": precision,
         })
     return out
 
 
-def infer_set(arrangements_path: Path, out_jsonl: Path, scorer: PositionScorer, cfg: AnnealConfig,
-              chunk: int = 20) -> AnnealStats:
-    """Infer every arrangement of a file, ``chunk`` at a time, resuming after the ones already written."""
+def infer_set(arrangements_path: Path, out_jsonl: Path, evaluator: PositionEvaluator, cfg: AnnealConfig,
+              chunk: int = 20, progress: bool = False) -> AnnealStats:
+    """Infer every arrangement of a file, ``chunk`` at a time, resuming after the ones already written.
+
+    ``progress``: a bar over all iterations of all chunks on stderr (tqdm, with an ETA).
+    """
     arrs = load_arrangements(arrangements_path)
     out_jsonl = Path(out_jsonl)
     out_jsonl.parent.mkdir(parents=True, exist_ok=True)
@@ -113,15 +138,28 @@ def infer_set(arrangements_path: Path, out_jsonl: Path, scorer: PositionScorer, 
     todo = [(i, a) for i, a in enumerate(arrs) if a.id not in done]
     log.info("%s: %d arrangements, %d already inferred", arrangements_path, len(arrs), len(arrs) - len(todo))
     stats = AnnealStats()
-    for k in range(0, len(todo), chunk):
-        part = todo[k:k + chunk]
-        rows = infer_arrangements(scorer, [a for _, a in part], cfg, [i for i, _ in part], stats)
-        with open(out_jsonl, "a", encoding="utf-8") as f:
-            for row in rows:
-                f.write(json.dumps(row) + "\n")
-        log.info("inferred %d / %d", len(done) + k + len(part), len(arrs))
-    stats.requests, stats.hits, stats.evaluations = scorer.requests, scorer.hits, scorer.evaluations
+    batches = [todo[k:k + chunk] for k in range(0, len(todo), chunk)]
+    with progress_bar(len(batches) * cfg.iterations, f"infer {Path(arrangements_path).name}",
+                      enabled=progress) as bar:
+        for part in batches:
+            rows = infer_arrangements(evaluator, [a for _, a in part], cfg, [i for i, _ in part], stats, bar)
+            with open(out_jsonl, "a", encoding="utf-8") as f:
+                for row in rows:
+                    f.write(json.dumps(row) + "\n")
+            done.update(a.id for _, a in part)
+            log.info("inferred %d / %d", len(done), len(arrs))
     return stats
+
+
+def progress_bar(total: int, desc: str, enabled: bool = True):
+    """A tqdm bar on stderr; where stderr is no terminal (a log file), one line a minute at most."""
+    import sys
+
+    from tqdm import tqdm
+
+    tty = sys.stderr.isatty()
+    return tqdm(total=total, desc=desc, unit="it", disable=not enabled, file=sys.stderr,
+                mininterval=0.5 if tty else 60, dynamic_ncols=tty, ascii=not tty)
 
 
 def _truncate_to_complete_lines(path: Path) -> None:
@@ -161,14 +199,23 @@ def write_table(results: List[Dict], csv_path: Path, sgf_dir: Optional[Path] = N
     return df
 
 
-def write_sgf(path: Path, moves: Sequence[str], comment: str, komi: Optional[float] = None) -> None:
-    """A game record of ``moves`` (SGF points, Black first) with ``comment`` on the root."""
+def write_sgf(path: Path, moves: Sequence[str], comment: str, komi: Optional[float] = None,
+              black: str = "", white: str = "") -> None:
+    """A game record of ``moves`` (SGF points, Black first) with ``comment`` on the root.
+
+    ``komi`` and the players' names ``black``/``white`` (PB/PW) are kept
+    when given (the one-position tool passes the input record's).
+    """
     game = sgf.Sgf_game(size=19)
     root = game.get_root()
     root.set("C", comment)
     root.set("AP", ("moveorder", "0.1.0"))
     if komi is not None:
         root.set("KM", float(komi))
+    if black:
+        root.set("PB", black)
+    if white:
+        root.set("PW", white)
     node = root
     for i, m in enumerate(moves):
         node = node.new_child()
@@ -179,37 +226,119 @@ def write_sgf(path: Path, moves: Sequence[str], comment: str, komi: Optional[flo
     path.write_bytes(game.serialise())
 
 
-def position_from_sgf(path: Path, moves: Optional[int] = None) -> Tuple[List[coords.Point], List[coords.Point]]:
-    """The black and white stones to infer an order for.
+@dataclass
+class Position:
+    """A position to infer an order of play for, and what of its record the answer keeps."""
 
-    With ``moves`` the file is a game record and the position is its stones
-    after that many moves (captures applied).  Without it, the position is
-    the root's setup stones (AB/AW) if any, else every move of the record.
+    black: List[coords.Point]
+    white: List[coords.Point]
+    komi: Optional[float] = None
+    black_player: str = ""
+    white_player: str = ""
+
+
+_GIVE_INSTEAD = ("give either a position as setup stones only (AB/AW, no moves; without --moves), "
+                 "or a game record without setup stones (with --moves N for its position after move N)")
+
+
+def read_position(path: Path, moves: Optional[int] = None) -> Position:
+    """The position to infer an order for, from an SGF file; ValueError naming the file and the reason.
+
+    The file holds one 19x19 game without handicap.  Either it holds setup
+    stones (AB/AW) and no moves: the position is those stones (``moves``
+    must be None); or it holds moves and no setup stones: the position is
+    the stones after move ``moves`` (default: every move).  The moves up to
+    there must follow the paper's assumptions: Black first, colours
+    alternating, every move legal, no pass and no capture.  A record that
+    breaks them is refused with the move number and the reason, never
+    reinterpreted.
     """
     path = Path(path)
-    data = path.read_bytes()
-    if moves is None:
-        try:
-            game = sgf.Sgf_game.from_bytes(data, override_encoding="iso-8859-1")
-        except ValueError as err:
-            raise ValueError(f"{path}: not a readable SGF file: {err}") from None
-        if game.get_size() != 19:
-            raise ValueError(f"{path}: board size {game.get_size()}; only 19x19 is supported")
-        root = game.get_root()
-        if root.has_property("AB") or root.has_property("AW"):
-            pts = {c: [coords.from_sgf(v.decode("latin-1")) for v in root.get_raw_list(c)]
-                   if root.has_property(c) else [] for c in ("AB", "AW")}
-            return sorted(pts["AB"]), sorted(pts["AW"])
-    rec = read_sgf(data, str(path))
+    if moves is not None and moves < 1:
+        raise ValueError(f"{path}: --moves {moves}: must be at least 1")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such file") from None
+    except OSError as err:
+        raise ValueError(f"{path}: cannot be read: {err.strerror or err}") from None
+    try:
+        rec = read_sgf(data, str(path))
+    except RecordError as err:
+        raise ValueError(err.detail) from None
+    if rec.handicap > 0:
+        raise ValueError(f"{path}: HA[{rec.handicap}]: a handicap game; the inference assumes an even game "
+                         "(no handicap stones, Black moves first)")
+    if rec.setup_empty:
+        raise ValueError(f"{path}: AE[{']['.join(rec.setup_empty)}] removes stones; the position must be "
+                         "setup stones (AB/AW) only, or a game record's moves")
     all_moves = rec.move_list()
+    if rec.setup_black or rec.setup_white:
+        if all_moves:
+            raise ValueError(f"{path}: holds both setup stones (AB/AW) and {len(all_moves)} moves; {_GIVE_INSTEAD}")
+        if moves is not None:
+            raise ValueError(f"{path}: --moves {moves}, but the file holds setup stones (AB/AW) and no moves; "
+                             "leave out --moves to use the setup stones as the position")
+        try:
+            black = setup_points(rec.setup_black, "AB")
+            white = setup_points(rec.setup_white, "AW")
+        except ValueError as err:
+            raise ValueError(f"{path}: {err}") from None
+        seen: Dict[coords.Point, str] = {}
+        for prop, pts in (("AB", black), ("AW", white)):
+            for p in pts:
+                if p in seen:
+                    raise ValueError(f"{path}: {coords.to_gtp(p)} ({coords.to_sgf(p)}) is given twice "
+                                     f"({seen[p]} and {prop})")
+                seen[p] = prop
+        return Position(sorted(black), sorted(white), rec.komi, rec.black, rec.white)
+    if not all_moves:
+        raise ValueError(f"{path}: no stones: neither setup stones (AB/AW) nor moves")
     n = len(all_moves) if moves is None else moves
     if n > len(all_moves):
         raise ValueError(f"{path}: --moves {n}, but the record has {len(all_moves)} moves")
-    if any(m is None for m in all_moves[:n]):
-        raise ValueError(f"{path}: a pass within the first {n} moves; the inference assumes none")
-    b, captures = goboard.replay(all_moves[:n])
-    if any(captures):
-        first = next(i for i, c in enumerate(captures) if c) + 1
-        raise ValueError(f"{path}: move {first} captures stones; the inference assumes no captures")
-    return b.stones(goboard.BLACK), b.stones(goboard.WHITE)
+    board = goboard.Board()
+    for i, (colour, move) in enumerate(zip(rec.colours[:n], all_moves[:n]), start=1):
+        expected = "BW"[(i - 1) % 2]
+        name = {"B": "Black", "W": "White"}
+        if colour != expected:
+            why = ("Black moves first" if i == 1 else
+                   f"colours alternate (move {i - 1} is {name[rec.colours[i - 2]]} too)")
+            raise ValueError(f"{path}: move {i} is {name[colour]}, expected {name[expected]}: "
+                             f"the inference assumes {why}")
+        if move is None:
+            raise ValueError(f"{path}: move {i} ({name[colour]}) is a pass; the inference assumes no passes")
+        try:
+            captured = board.play(goboard.BLACK if colour == "B" else goboard.WHITE, move)
+        except goboard.IllegalMove as err:
+            raise ValueError(f"{path}: move {i} ({name[colour]} {coords.to_gtp(move)}, "
+                             f"{colour}[{coords.to_sgf(move)}]) is illegal: {err}") from None
+        if captured:
+            raise ValueError(f"{path}: move {i} ({name[colour]} {coords.to_gtp(move)}) captures {captured} "
+                             "stone(s); the inference assumes no captures")
+    return Position(board.stones(goboard.BLACK), board.stones(goboard.WHITE), rec.komi, rec.black, rec.white)
 
+
+def position_from_sgf(path: Path, moves: Optional[int] = None) -> Tuple[List[coords.Point], List[coords.Point]]:
+    """The black and white stones of :func:`read_position`."""
+    pos = read_position(path, moves)
+    return pos.black, pos.white
+
+
+def check_output(output: Path, position: Optional[Path] = None) -> None:
+    """Raise ValueError unless an SGF file can be written at ``output`` (checked before any search runs)."""
+    text = str(output)
+    output = Path(output)
+    if text.endswith(("/", os.sep)) or output.is_dir():
+        raise ValueError(f"{output}: -o names a folder; give a file name, e.g. {output / 'ordered.sgf'}")
+    if position is not None and output.exists() and output.resolve() == Path(position).resolve():
+        raise ValueError(f"{output}: -o names the position file itself; give another file name")
+    parent = output.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"{output}: cannot be written: {parent} is not a folder")
+    if output.exists() and not os.access(output, os.W_OK):
+        raise ValueError(f"{output}: cannot be written (no permission)")
+    if not output.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{output}: cannot be written: no permission to write in {parent}")

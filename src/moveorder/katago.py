@@ -11,15 +11,27 @@ answered exactly once.  Finished analyses go to an optional
 :class:`AnalysisCache` (an append-only JSONL file keyed by position) as they
 arrive, so a rerun or a crash never repeats finished work.
 
-:func:`analysis_config` writes the settings that make results repeatable:
+Repeatability.  KataGo's answer for a position depends on its neural-net
+cache, that is on what the process analysed before: the same 21 positions
+analysed forwards and backwards by one process (one thread, 8 visits) gave
+different leads at 15 of them, and two analysis threads sharing the cache
+make the order a race (CI saw one lead of 21 differ between two runs).
+:class:`EnginePool` removes both: each of its processes analyses one
+position at a time, after KataGo's ``clear_cache`` action, so an analysis
+is a function of the position alone (its moves, komi, rules, visits and
+model: :func:`position_key`), whatever was analysed before, in whichever
+process, in whichever order.  That costs nothing measurable on a CPU: 41
+positions took 9.8 s in two such processes against 9.1 s in one process
+with two threads sharing the cache (8 visits; 106 s against 107 s at 100).
+:class:`KataGoEngine` alone (``analyze`` with many threads and batches) is
+the fast, unrepeatable way for a GPU.
+
+:func:`analysis_config` writes the settings that make a search repeatable:
 ``nnRandomize = false``, a fixed ``nnRandSeed``, ``wideRootNoise = 0`` and
 ``reportAnalysisWinratesAs = SIDETOMOVE`` (so every score lead is from the
 side to move at the analysed position), and by default ``nnMaxBatchSize = 1``:
 when analysis threads share network batches, a position's outputs depend on
-what it was batched with, and at 8 visits the leads of one set then moved by
-up to 0.06 points from run to run; one position a batch gave identical
-results run after run, at the same speed on a CPU (66-69 s either way for
-a 20-move set).  On a GPU larger batches are faster, at that price.
+what it was batched with (up to 0.06 points at 8 visits).
 """
 
 from __future__ import annotations
@@ -33,7 +45,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 log = logging.getLogger(__name__)
 
@@ -240,10 +252,114 @@ class KataGoEngine:
                 on_result(qid, turn, msg)
         return results
 
+    def clear_cache(self) -> None:
+        """Empty the process's neural-net cache (KataGo's ``clear_cache`` action) and wait for the answer.
+
+        A process that died meanwhile is restarted: a fresh one has an empty cache too.
+        """
+        if not self.alive():
+            self.start()
+            return
+        self._send({"id": "clear_cache", "action": "clear_cache"})
+        deadline = time.time() + self.timeout
+        while True:
+            try:
+                msg = self._replies.get(timeout=1.0)
+            except queue.Empty:
+                if time.time() > deadline:
+                    raise KataGoError(f"katago did not answer clear_cache in {self.timeout:.0f} s")
+                continue
+            if msg is None:
+                self.restarts += 1
+                if self.restarts > self.max_restarts:
+                    raise KataGoError(f"katago exited {self.restarts} times; giving up")
+                log.warning("katago exited while clearing its cache; restarting")
+                self.close()
+                self.start()
+                return
+            if msg.get("action") == "clear_cache":
+                return
+            if "error" in msg:
+                raise KataGoError(f"katago error for clear_cache: {msg['error']}")
+
+    def analyze_alone(self, query: dict, turn: int) -> dict:
+        """One turn of ``query``, analysed with an empty network cache: a function of the position alone."""
+        self.clear_cache()
+        return self.analyze([{**query, "analyzeTurns": [turn]}])[(query["id"], turn)]
+
     def _send_missing(self, pending: Dict[str, dict], missing: Dict[str, set]) -> None:
         for qid, turns in missing.items():
             if turns:
                 self._send({**pending[qid], "analyzeTurns": sorted(turns)})
+
+
+class EnginePool:
+    """``size`` engine processes, each analysing one position at a time from an empty network cache.
+
+    ``analyze`` takes the same queries as :meth:`KataGoEngine.analyze` and
+    returns the same replies, but every (query, turn) is analysed alone
+    (:meth:`KataGoEngine.analyze_alone`), by whichever process is free, so the
+    answers do not depend on the order, the batch or the number of processes.
+    ``make_engine(i)`` builds the i-th engine (one analysis thread).
+    """
+
+    def __init__(self, make_engine: Callable[[int], KataGoEngine], size: int):
+        if size < 1:
+            raise ValueError(f"an engine pool needs at least one process, not {size}")
+        self.make_engine = make_engine
+        self.size = size
+        self.engines: List[KataGoEngine] = []
+
+    def __enter__(self):
+        self.engines = [self.make_engine(i) for i in range(self.size)]
+        for e in self.engines:
+            e.start()
+        return self
+
+    def __exit__(self, *exc):
+        for e in self.engines:
+            e.close()
+
+    @property
+    def restarts(self) -> int:
+        return sum(e.restarts for e in self.engines)
+
+    def analyze(self, queries: Iterable[dict], on_result=None) -> Dict[Tuple[str, int], dict]:
+        tasks: "queue.Queue" = queue.Queue()
+        for q in queries:
+            if "id" not in q or "analyzeTurns" not in q:
+                raise ValueError("each query needs an id and analyzeTurns")
+            for t in sorted(set(q["analyzeTurns"])):
+                tasks.put((q, t))
+        results: Dict[Tuple[str, int], dict] = {}
+        lock = threading.Lock()
+        failed: List[BaseException] = []
+
+        def work(engine: KataGoEngine) -> None:
+            while not failed:
+                try:
+                    q, t = tasks.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    reply = engine.analyze_alone(q, t)
+                except BaseException as e:  # noqa: BLE001 - handed to the caller below
+                    with lock:
+                        failed.append(e)
+                    return
+                with lock:
+                    results[(q["id"], t)] = reply
+                    if on_result:
+                        on_result(q["id"], t, reply)
+
+        workers = [threading.Thread(target=work, args=(e,), daemon=True) for e in self.engines]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        if failed:
+            raise failed[0]
+        return results
 
 
 def default_env() -> Dict[str, str]:

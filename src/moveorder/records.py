@@ -23,12 +23,13 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
-from sgfmill import sgf
+from sgfmill import sgf, sgf_grammar
 
 from . import board as goboard
 from . import coords
@@ -36,12 +37,13 @@ from . import coords
 #: Why a record was rejected, in the order the checks run.
 REASONS = (
     "unreadable",        # the file could not be read or parsed as SGF
+    "several_games",     # a collection of more than one game in one file (one game per file is expected)
     "not_19x19",
     "handicap",          # HA > 0
     "setup_stones",      # AB / AW / AE anywhere on the main line
     "bad_move_order",    # White first, two moves of a colour in a row, or a node with both
     "too_short",         # fewer moves than required
-    "illegal_move",      # occupied point, suicide, ko retake, off-board point
+    "illegal_move",      # occupied point, suicide, ko retake, a point off the board or not an SGF point
     "pass_early",        # a pass within the first capture_free moves
     "capture_early",     # a capture within the first capture_free moves
 )
@@ -79,6 +81,12 @@ class Record:
     setup: bool = field(default=False, repr=False)
     colours: str = field(default="", repr=False)  # "BWBW..." as recorded
     setup_after_moves: bool = field(default=False, repr=False)  # AB/AW/AE once play has begun
+    start_error: str = field(default="", repr=False)  # why the setup before the first move is unreadable
+    # Setup properties on the main line as written (compressed lists such as "aa:cc" not expanded);
+    # expand and check them with setup_points().  Not stored in JSON.
+    setup_black: List[str] = field(default_factory=list, repr=False)
+    setup_white: List[str] = field(default_factory=list, repr=False)
+    setup_empty: List[str] = field(default_factory=list, repr=False)
 
     def move_list(self) -> List[coords.Move]:
         return moves_from_string(self.moves, self.size)
@@ -89,7 +97,8 @@ class Record:
 
     def to_json(self) -> str:
         d = asdict(self)
-        for key in ("setup", "colours", "setup_after_moves"):
+        for key in ("setup", "colours", "setup_after_moves", "start_error", "setup_black", "setup_white",
+                    "setup_empty"):
             d.pop(key)
         for key, default in (("start_black", ""), ("start_white", ""), ("first_player", "B")):
             if d[key] == default:  # a game without handicap stones reads as it always did
@@ -127,34 +136,116 @@ def fox_komi(raw: str) -> Optional[float]:
     return value
 
 
-def decode_text(raw: Optional[bytes], charset: str = "UTF-8") -> str:
-    """Decode an SGF text value whatever its encoding; never raises."""
+def _looks_gbk(raw: bytes) -> bool:
+    """True if every byte above 0x7f pairs with another one, as in GB2312/GBK text (and not Latin-1's
+    accented letters, which stand alone between ASCII letters)."""
+    i, pairs = 0, 0
+    while i < len(raw):
+        if raw[i] < 0x80:
+            i += 1
+        elif 0x81 <= raw[i] <= 0xFE and i + 1 < len(raw) and 0x80 <= raw[i + 1] <= 0xFE:
+            i += 2
+            pairs += 1
+        else:
+            return False
+    return pairs > 0
+
+
+def _damaged_utf8(raw: bytes) -> Optional[str]:
+    """Text that is UTF-8 with a few bytes damaged (Fox files hold some with bytes replaced by '?')."""
+    text = raw.decode("utf-8", errors="replace")
+    good = sum(1 for ch in text if ord(ch) > 0x7F and ch != "\ufffd")
+    bad = text.count("\ufffd")
+    return text.strip() if good and bad <= max(1, good // 2) else None
+
+
+def decode_text(raw: Optional[bytes], charset: Optional[str] = None) -> str:
+    """Decode an SGF text value whatever its encoding; never raises.
+
+    ``charset`` is the record's ``CA``; without one, SGF's default is
+    ISO-8859-1.  Valid UTF-8 is read as UTF-8 either way, and so is UTF-8 with
+    a few damaged bytes; GBK text (Chinese servers write it without ``CA``) is
+    told from Latin-1 by its byte pairs.
+    """
     if not raw:
         return ""
-    for enc in ("utf-8", charset):
-        try:
-            return raw.decode(enc).strip()
-        except (UnicodeDecodeError, LookupError):
-            continue
-    # Damaged UTF-8 (Fox files hold some with bytes replaced by '?') stays UTF-8;
-    # otherwise it is most likely GBK text from a Chinese server.
-    text = raw.decode("utf-8", errors="replace")
-    if text.count("\ufffd") <= max(1, len(text) // 4):
-        return text.strip()
     try:
-        return raw.decode("gb18030").strip()
+        return raw.decode("utf-8").strip()
     except UnicodeDecodeError:
-        return raw.decode("latin-1").strip()
+        pass
+    if charset:
+        try:
+            return raw.decode(charset).strip()
+        except (UnicodeDecodeError, LookupError):
+            pass
+    if _looks_gbk(raw):
+        try:
+            return raw.decode("gb18030").strip()
+        except UnicodeDecodeError:
+            pass
+    text = _damaged_utf8(raw)
+    if text is not None:
+        return text
+    return raw.decode("latin-1").strip()
 
 
-def _parse(data: bytes) -> sgf.Sgf_game:
+def _repair(data: bytes) -> bytes:
+    """A record whose opening parenthesis is missing (``;GM[1]...)``, as in some Fox files) gets it back."""
+    body = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not body.startswith(b";"):
+        return data
+    return b"(" + body if body.rstrip().endswith(b")") else b"(" + body + b")"
+
+
+def _parse(data: bytes, source: str) -> sgf.Sgf_game:
+    """The one game of an SGF file; RecordError for a file that is not one readable 19x19 game."""
+    data = _repair(data)
     try:
-        return sgf.Sgf_game.from_bytes(data)
+        games = sgf_grammar.parse_sgf_collection(data)
+    except ValueError as err:
+        m = re.match(r"error parsing game (\d+)", str(err))
+        if m and int(m.group(1)) >= 1:
+            raise RecordError("several_games", f"{source}: more than one game in the file (game "
+                              f"{int(m.group(1)) + 1} does not parse); one game per file is expected") from None
+        raise RecordError("unreadable", f"{source}: not a readable SGF file: {err}") from None
+    if len(games) > 1:
+        raise RecordError("several_games", f"{source}: {len(games)} games in one file; one game per file "
+                          "is expected")
+    root = games[0].sequence[0]
+    raw_size = b"".join(root.get("SZ", [b"19"])).decode("latin-1").strip()
+    if raw_size != "19":
+        raise RecordError("not_19x19", f"{source}: board size SZ[{raw_size}]; only 19x19 is supported")
+    try:
+        return sgf.Sgf_game.from_coarse_game_tree(games[0])
     except ValueError as err:
         if "encoding" not in str(err):
-            raise
+            raise RecordError("unreadable", f"{source}: not a readable SGF file: {err}") from None
         # An unknown CA[...] charset: parse as bytes; text fields are decoded by decode_text.
-        return sgf.Sgf_game.from_bytes(data, override_encoding="iso-8859-1")
+        return sgf.Sgf_game.from_coarse_game_tree(games[0], override_encoding="iso-8859-1")
+
+
+def parse_point(raw: str, what: str, size: int = coords.SIZE) -> coords.Point:
+    """One SGF point of a setup property or a move (not a pass); ``what`` names it in messages (``AB[tt]``)."""
+    try:
+        point = coords.from_sgf(raw, size)
+    except ValueError:
+        point = False
+    if not point:
+        raise ValueError(f"{what} is not a point on a {size}x{size} board")
+    return point
+
+
+def setup_points(values: Sequence[str], prop: str, size: int = coords.SIZE) -> List[coords.Point]:
+    """The points of a setup property's values, compressed rectangles (``aa:cc``, SGF FF[4]) expanded."""
+    points = []
+    for raw in values:
+        if ":" in raw:
+            a, _, b = raw.partition(":")
+            (r1, c1), (r2, c2) = parse_point(a, f"{prop}[{raw}]", size), parse_point(b, f"{prop}[{raw}]", size)
+            points += [(r, c) for r in range(min(r1, r2), max(r1, r2) + 1) for c in range(min(c1, c2), max(c1, c2) + 1)]
+        else:
+            points.append(parse_point(raw, f"{prop}[{raw}]", size))
+    return points
 
 
 def record_id(source: str) -> str:
@@ -165,20 +256,22 @@ def record_id(source: str) -> str:
 def read_sgf(data: bytes, source: str) -> Record:
     """Parse one SGF file's bytes into a :class:`Record` (main line only).
 
-    Raises :class:`RecordError` (``unreadable``, ``not_19x19``,
-    ``bad_move_order`` or ``illegal_move`` for an off-board point) with the
-    source named in the message.
+    Raises :class:`RecordError` (``unreadable``, ``several_games``,
+    ``not_19x19`` (checked before any move is read), ``bad_move_order`` for a
+    node holding both B and W, or ``illegal_move`` for a point that is not on
+    the board) with the source, and the move number where there is one, named
+    in the message.
     """
+    game = _parse(data, source)
     try:
-        game = _parse(data)
         root = game.get_root()
         size = game.get_size()
         nodes = game.get_main_sequence()
     except (ValueError, KeyError, IndexError) as err:
         raise RecordError("unreadable", f"{source}: {err}") from None
-    charset = "UTF-8"
+    charset = None
     if root.has_property("CA"):
-        charset = decode_text(root.get_raw("CA"), "latin-1") or "UTF-8"
+        charset = decode_text(root.get_raw("CA"), "latin-1") or None
 
     def text(prop: str) -> str:
         return decode_text(root.get_raw(prop), charset) if root.has_property(prop) else ""
@@ -189,24 +282,34 @@ def read_sgf(data: bytes, source: str) -> Record:
             handicap = int(float(text("HA") or 0))
         except ValueError:
             raise RecordError("unreadable", f"{source}: HA[{text('HA')}] is not a number") from None
-    moves, colours, setup, setup_after_moves = [], [], False, False
-    start = {}  # (row, col) -> "B" / "W": the board before the first move
+    moves, colours = [], []
+    setup = {"AE": [], "AB": [], "AW": []}  # a node's AE applies before its AB / AW
+    setup_after_moves, start_error = False, ""
+    start: Dict[coords.Point, str] = {}  # the board before the first move: point -> "B" / "W"
     for node in nodes:
-        if any(node.has_property(p) for p in ("AB", "AW", "AE")):
-            setup = True
-            setup_after_moves = setup_after_moves or bool(moves)
-            if not moves:
-                _place_setup(node, size, start)
+        for prop, values in setup.items():
+            if node.has_property(prop):
+                raw = [v.decode("latin-1").strip() for v in node.get_raw_list(prop)]
+                values += raw
+                setup_after_moves = setup_after_moves or bool(moves)
+                if not moves and not start_error:
+                    try:
+                        _place_setup(start, prop, raw, size)
+                    except ValueError as err:
+                        start_error = f"{source}: {err}"
         has_b, has_w = node.has_property("B"), node.has_property("W")
         if has_b and has_w:
-            raise RecordError("bad_move_order", f"{source}: a node holds both B and W")
+            raise RecordError("bad_move_order", f"{source}: move {len(moves) + 1}: one node holds both B and W")
         if has_b or has_w:
             colour = "B" if has_b else "W"
             raw = node.get_raw(colour).decode("latin-1").strip()
-            try:
-                move = coords.from_sgf(raw, size)
-            except ValueError as err:
-                raise RecordError("illegal_move", f"{source}: move {len(moves) + 1}: {err}") from None
+            if raw in ("", "tt"):
+                move = None
+            else:
+                try:
+                    move = parse_point(raw, f"{colour}[{raw}]", size)
+                except ValueError as err:
+                    raise RecordError("illegal_move", f"{source}: move {len(moves) + 1}: {err}") from None
             moves.append(move)
             colours.append(colour)
     komi = fox_komi(text("KM")) if root.has_property("KM") else None
@@ -214,23 +317,22 @@ def read_sgf(data: bytes, source: str) -> Record:
         id=record_id(source), source=source, size=size, moves=moves_to_string(moves, size),
         komi=komi, rules=text("RU"), handicap=handicap,
         black=text("PB"), white=text("PW"), black_rank=text("BR"), white_rank=text("WR"),
-        date=text("DT"), result=text("RE"), setup=setup, colours="".join(colours),
+        date=text("DT"), result=text("RE"), setup=any(setup.values()), colours="".join(colours),
+        setup_black=setup["AB"], setup_white=setup["AW"], setup_empty=setup["AE"],
         start_black="".join(sorted(coords.to_sgf(p, size) for p, c in start.items() if c == "B")),
         start_white="".join(sorted(coords.to_sgf(p, size) for p, c in start.items() if c == "W")),
         first_player=colours[0] if colours else "B", setup_after_moves=setup_after_moves,
+        start_error=start_error,
     )
 
 
-def _place_setup(node, size: int, stones: Dict[coords.Point, str]) -> None:
-    """Apply a node's AB / AW / AE to ``stones`` (sgfmill counts rows from the bottom)."""
-    for prop, colour in (("AE", None), ("AB", "B"), ("AW", "W")):
-        if node.has_property(prop):
-            for row, col in node.get(prop):
-                point = (size - 1 - row, col)
-                if colour is None:
-                    stones.pop(point, None)
-                else:
-                    stones[point] = colour
+def _place_setup(stones: Dict[coords.Point, str], prop: str, values: Sequence[str], size: int) -> None:
+    """Apply one setup property (AB / AW / AE, values as written) to ``stones``; ValueError for a bad point."""
+    for point in setup_points(values, prop, size):
+        if prop == "AE":
+            stones.pop(point, None)
+        else:
+            stones[point] = prop[1]
 
 
 def qualify(record: Record, capture_free: int = 50, min_moves: int = 50) -> None:
@@ -277,6 +379,8 @@ def usable(record: Record, min_moves: int = 1) -> None:
         raise RecordError("not_19x19", f"{src}: board size {record.size}")
     if record.setup_after_moves:
         raise RecordError("setup_stones", f"{src}: AB/AW/AE after the first move")
+    if record.start_error:
+        raise RecordError("setup_stones", record.start_error)
     first = record.first_player
     if first == "W" and not record.start_black:
         raise RecordError("bad_move_order", f"{src}: White moves first without handicap stones")
@@ -351,11 +455,35 @@ def _check_file(args: Tuple[str, str, int, int]) -> Checked:
     return Checked(source, reason, payload, None, rec.to_json())
 
 
-def scan(root: Path, capture_free: int = 50, min_moves: int = 50, workers: int = 1,
-         include: Sequence[str] = ()) -> Iterator[Checked]:
-    """Check every SGF file below ``root``; yield a :class:`Checked` per file, in file order."""
+def check_input_folder(root: Path, include: Sequence[str] = ()) -> List[Path]:
+    """The SGF files to scan below ``root``; an error naming ``root`` if there is nothing to scan.
+
+    A folder that does not exist, a path that is not a folder, or a folder
+    without any SGF file (that ``include`` keeps) is an error, never "0 files".
+    """
     root = Path(root)
-    jobs = [(str(p), p.relative_to(root).as_posix(), capture_free, min_moves) for p in sgf_files(root, include)]
+    if not root.exists():
+        raise FileNotFoundError(f"{root}: no such folder")
+    if not root.is_dir():
+        raise ValueError(f"{root}: not a folder; give the folder that holds the SGF files "
+                         "(moveorder extract puts a dataset's files in one)")
+    files = sgf_files(root, include)
+    if not files:
+        what = f" matching --include {' '.join(include)}" if include else ""
+        raise ValueError(f"{root}: no SGF files (*.sgf){what} below this folder")
+    return files
+
+
+def scan(root: Path, capture_free: int = 50, min_moves: int = 50, workers: int = 1,
+         include: Sequence[str] = (), files: Optional[Sequence[Path]] = None) -> Iterator[Checked]:
+    """Check every SGF file below ``root``; yield a :class:`Checked` per file, in file order.
+
+    ``files``: the files to check (default: :func:`sgf_files` of ``root``).
+    """
+    root = Path(root)
+    if files is None:
+        files = sgf_files(root, include)
+    jobs = [(str(p), p.relative_to(root).as_posix(), capture_free, min_moves) for p in files]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             yield from pool.map(_check_file, jobs, chunksize=64)
@@ -365,16 +493,22 @@ def scan(root: Path, capture_free: int = 50, min_moves: int = 50, workers: int =
 
 def write_scan(root: Path, qualified_path: Path, report_path: Path, rejected_path: Path,
                capture_free: int = 50, min_moves: int = 50, workers: int = 1,
-               include: Sequence[str] = (), usable_path: Optional[Path] = None) -> Dict[str, int]:
+               include: Sequence[str] = (), usable_path: Optional[Path] = None,
+               progress: bool = False) -> Dict[str, int]:
     """Scan ``root``; write qualified records (JSONL), the count by reason (CSV) and every rejection (CSV).
 
-    ``usable_path``: also write every record usable for training (JSONL,
-    qualified ones included).  The report counts them (``usable``) and the
-    others by why they cannot train (``unusable_REASON``).
+    ``root`` must be a folder holding SGF files (:func:`check_input_folder`);
+    nothing is written otherwise.  ``usable_path``: also write every record
+    usable for training (JSONL, qualified ones included).  The report counts
+    them (``usable``) and the others by why they cannot train
+    (``unusable_REASON``).  ``progress``: a progress bar on stderr.
     """
     import contextlib
     import csv
 
+    from tqdm import tqdm
+
+    files = check_input_folder(root, include)
     # Handicap stones, passes and captures never stop a record from training.
     training_reasons = [r for r in REASONS if r not in ("handicap", "pass_early", "capture_early")]
     counts = {"files": 0, "qualified": 0, **{r: 0 for r in REASONS},
@@ -386,8 +520,10 @@ def write_scan(root: Path, qualified_path: Path, report_path: Path, rejected_pat
         q = stack.enter_context(open(qualified_path, "w", encoding="utf-8"))
         rej = csv.writer(stack.enter_context(open(rejected_path, "w", newline="", encoding="utf-8")))
         u = stack.enter_context(open(usable_path, "w", encoding="utf-8")) if usable_path else None
+        bar = stack.enter_context(tqdm(total=len(files), desc="filter", unit="file", disable=not progress,
+                                       mininterval=1))
         rej.writerow(["source", "reason", "detail"])
-        for c in scan(root, capture_free, min_moves, workers, include):
+        for c in scan(root, capture_free, min_moves, workers, include, files):
             counts["files"] += 1
             if c.reason is None:
                 counts["qualified"] += 1
@@ -401,6 +537,7 @@ def write_scan(root: Path, qualified_path: Path, report_path: Path, rejected_pat
                     u.write(c.record + "\n")
             else:
                 counts[f"unusable_{c.training_reason}"] += 1
+            bar.update(1)
     with open(report_path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["reason", "count"])
@@ -415,4 +552,5 @@ def load_records(path: Path) -> List[Record]:
 
 
 __all__ = ["REASONS", "Record", "RecordError", "Checked", "read_sgf", "qualify", "usable", "scan", "write_scan",
-           "load_records", "fox_komi", "moves_from_string", "moves_to_string"]
+           "check_input_folder", "load_records", "fox_komi", "moves_from_string", "moves_to_string",
+           "parse_point", "setup_points"]

@@ -13,12 +13,13 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Union
 
 import pandas as pd
+from tqdm import tqdm
 
 from . import coords
-from .katago import AnalysisCache, KataGoEngine, position_key
+from .katago import AnalysisCache, EnginePool, KataGoEngine, position_key
 from .loss import compact_analysis, move_losses, sequence_loss
 
 log = logging.getLogger(__name__)
@@ -28,14 +29,17 @@ def gtp_moves(points: List[str]) -> List[List[str]]:
     return [["B" if i % 2 == 0 else "W", coords.to_gtp(coords.from_sgf(p))] for i, p in enumerate(points)]
 
 
-def score_results(results: List[Dict], engine: KataGoEngine, cache: AnalysisCache, visits: int, model: str,
+def score_results(results: List[Dict], engine: Union[EnginePool, KataGoEngine], cache: AnalysisCache, visits: int, model: str,
                   rules: str = "chinese", default_komi: float = 7.5, delta_max: str = "best_move",
-                  clamp: bool = False) -> Dict[str, object]:
+                  clamp: bool = False, progress: bool = False) -> Dict[str, object]:
     """Losses of the actual and inferred sequence of every result row.
 
     Returns ``{"rows": per-arrangement dicts, "moves": per-move dicts,
     "positions": positions needed, "unique": distinct positions,
     "analysed": positions sent to KataGo, "seconds": time in KataGo}``.
+    ``progress``: a progress bar (positions analysed) on stderr.  ``engine``: an
+    :class:`EnginePool` (each position analysed alone: repeatable losses) or one
+    :class:`KataGoEngine` (threads sharing a cache: faster on a GPU, not repeatable).
     """
     needed: Dict[str, tuple] = {}  # position key -> (query id, turn)
     queries: Dict[str, dict] = {}
@@ -62,11 +66,15 @@ def score_results(results: List[Dict], engine: KataGoEngine, cache: AnalysisCach
     log.info("%d positions needed, %d distinct, %d to analyse", total, len({k for _, _, ks in plan for k in ks}),
              len(needed))
 
+    bar = tqdm(total=len(needed), desc="score", unit="pos", disable=not progress, mininterval=1)
+
     def store(qid, turn, reply):
         cache.put(by_turn[(qid, turn)], compact_analysis(reply))
+        bar.update(1)
 
     t0 = time.time()
-    engine.analyze(queries.values(), on_result=store)
+    with bar:
+        engine.analyze(queries.values(), on_result=store)
     seconds = time.time() - t0
     rows: Dict[str, Dict] = {}
     move_rows = []

@@ -22,6 +22,9 @@ if config["policy"]["network"] == OWN_LEVEL:
     if _untrained:
         raise ValueError(f"config: policy.network is {OWN_LEVEL!r}, but no network is trained for "
                          f"{_untrained} (add them to training.sets)")
+if config["katago"]["max_batch"] > 1 and not config["katago"]["shared_cache"]:
+    raise ValueError("config: katago.max_batch > 1 needs katago.shared_cache: true (batches are shared "
+                     "between the analysis threads of one process)")
 
 DATASETS = list(config["datasets"])
 # The paper's published numbers, shipped with the workflow (found from any working directory).

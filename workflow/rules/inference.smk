@@ -14,8 +14,13 @@ rule infer:
     params:
         seed=config["seed"],
         chunk=config["inference"]["chunk"],
-        cache=config["inference"]["cache_size"],
+        cache=(
+            ""
+            if config["inference"]["cache_size"] is None
+            else f"--cache-size {config['inference']['cache_size']}"
+        ),
         schedule=config["inference"]["schedule"],
+        precision=config["policy"]["precision"],
         flags=lambda w: " ".join(
             f
             for f, on in (
@@ -38,5 +43,6 @@ rule infer:
         "--sgf-dir {output.sgf:q} --stats {output.stats:q} --iterations {wildcards.iterations} "
         "--trials {wildcards.trials} --init {wildcards.init} --neighbour {wildcards.neighbour} "
         "--t-start {wildcards.t_start} --t-end {wildcards.t_end} --schedule {params.schedule} "
-        "--seed {params.seed} --chunk {params.chunk} --cache-size {params.cache} {params.flags} "
+        "--seed {params.seed} --chunk {params.chunk} {params.cache} --precision {params.precision} "
+        "{params.flags} "
         "> {log:q} 2>&1"

@@ -57,6 +57,7 @@ rule score:
         rules=lambda w: config["datasets"][w.dataset].get("rules", config["katago"]["rules"]),
         work=lambda w, output: os.path.join(os.path.dirname(output.table), f"katago-{w.n}m"),
         clamp="--clamp" if config["katago"]["clamp"] else "",
+        shared="--shared-cache" if config["katago"]["shared_cache"] else "",
     threads: config["katago"]["threads"]
     resources:
         runtime=config["katago"]["runtime_minutes"],
@@ -65,12 +66,12 @@ rule score:
         "../../envs/moveorder.yaml"
     log:
         f"logs/scoring/{RUN_NAME}/{KATAGO_TAG}/{{dataset}}-{{n}}m.log",
-    # One analysis cache a job, in its work folder (a rerun after a crash resumes from it). Not
-    # shared between jobs: KataGo's answer for a position depends a little on what its process
-    # analysed before, so a shared cache would make the losses depend on the job order.
+    # One analysis cache a job, in its work folder (a rerun after a crash resumes from it). Each
+    # position is analysed from an empty network cache (unless katago.shared_cache), so its leads
+    # depend on the position alone.
     shell:
         "moveorder score --results {input.results:q} --katago {input.katago:q} --model {input.model:q} "
         "--tuner {input.tuner:q} --visits {params.k[visits]} --rules {params.rules} --komi {params.komi} "
-        "--delta-max {params.k[delta_max]} {params.clamp} --threads {threads} --max-batch {params.k[max_batch]} "
+        "--delta-max {params.k[delta_max]} {params.clamp} {params.shared} --threads {threads} --max-batch {params.k[max_batch]} "
         "--cache {params.work:q}/analyses.jsonl --work-dir {params.work:q} "
         "--table {output.table:q} --moves-table {output.moves:q} --stats {output.stats:q} > {log:q} 2>&1"

@@ -1,0 +1,101 @@
+"""Beam search over orders of play, and the exact solver it becomes without a width limit.
+
+The objective is a sum over a sequence's prefixes, ``log P(m_1|s_0) + ... +
+log P(m_n|s_{n-1})``, so orders can be built move by move: one network
+evaluation of a prefix scores every way to extend it.  Beam search keeps the
+``width`` most likely prefixes of each arrangement at every move number (the
+paper's greedy start is width 1).  Prefixes that give the network the same
+input at the next move (same stones before the history window, same last
+moves, same side to move) have the same remaining stones and the same
+likelihood for every continuation, so only the more likely is kept
+(``merge``); with no width limit that makes the search exact.
+
+All arrangements of a batch advance together on the evaluator's device.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import torch
+
+from .features import PAD
+from .likelihood import InputHasher, PositionEvaluator, log
+
+
+def stone_tensors(arrangements: Sequence[Tuple[Sequence[int], Sequence[int]]], device):
+    """``(A, |B|)`` and ``(A, |W|)`` sorted stone indices; every arrangement of one length."""
+    lengths = {len(b) + len(w) for b, w in arrangements}
+    if len(lengths) != 1:
+        raise ValueError(f"arrangements of different lengths in one batch: {sorted(lengths)}")
+    for b, w in arrangements:
+        if len(b) - len(w) not in (0, 1):
+            raise ValueError(f"{len(b)} black and {len(w)} white stones cannot alternate with Black first")
+    black = torch.tensor([sorted(b) for b, _ in arrangements], dtype=torch.long, device=device)
+    white = torch.tensor([sorted(w) for _, w in arrangements], dtype=torch.long, device=device)
+    return black.view(len(arrangements), -1), white.view(len(arrangements), -1)
+
+
+def beam_search(evaluator: PositionEvaluator, arrangements, width: Optional[int] = None, merge: bool = True,
+                keep: int = 1) -> List[List[Tuple[List[int], float]]]:
+    """The ``keep`` most likely complete orders found for each arrangement, best first, with log-likelihoods.
+
+    ``width``: prefixes kept per arrangement and move number (None: all, the exact solver).
+    Ties go to the first in enumeration order (stones in index order), so results are
+    deterministic on any device.
+    """
+    device = evaluator.device
+    black, white = stone_tensors(arrangements, device)
+    A, n = len(black), black.shape[1] + white.shape[1]
+    hasher = InputHasher(device)
+    seqs = torch.full((A, n), PAD, dtype=torch.long, device=device)
+    owner = torch.arange(A, device=device)             # the arrangement of each prefix
+    ll = torch.zeros(A, dtype=torch.float64, device=device)
+    for i in range(n):
+        stones = (black if i % 2 == 0 else white)[owner]  # (P, k)
+        rows = torch.arange(len(seqs), device=device)
+        probs = evaluator.probs(seqs, rows, torch.full_like(rows, i))
+        cand = ll[:, None] + log(probs.gather(1, stones))
+        free = ~(seqs[:, :i, None] == stones[:, None, :]).any(1)
+        p_idx, s_idx = free.nonzero(as_tuple=True)
+        seqs = seqs[p_idx]
+        seqs[:, i] = stones[p_idx, s_idx]
+        ll, owner = cand[p_idx, s_idx], owner[p_idx]
+        if merge and i + 1 < n:
+            seqs, ll, owner = _merge(hasher, seqs, ll, owner, i + 1)
+        if width is not None and i + 1 < n:
+            seqs, ll, owner = _top(seqs, ll, owner, width)
+    seqs, ll, owner = _top(seqs, ll, owner, keep)
+    out: List[List[Tuple[List[int], float]]] = [[] for _ in range(A)]
+    for s, v, a in zip(seqs.cpu().tolist(), ll.cpu().tolist(), owner.cpu().tolist()):
+        out[a].append((s, v))
+    return out
+
+
+def _top(seqs, ll, owner, k: int):
+    """The ``k`` most likely prefixes of each arrangement, in order (best first; ties: the first)."""
+    order = torch.argsort(-ll, stable=True)
+    order = order[torch.argsort(owner[order], stable=True)]
+    o = owner[order]
+    start = torch.zeros_like(o)
+    if len(o):
+        new_group = torch.ones_like(o, dtype=torch.bool)
+        new_group[1:] = o[1:] != o[:-1]
+        idx = torch.arange(len(o), device=o.device)
+        start = torch.cummax(torch.where(new_group, idx, torch.zeros_like(idx)), 0).values
+        order = order[(idx - start) < k]
+    return seqs[order], ll[order], owner[order]
+
+
+def _merge(hasher: InputHasher, seqs, ll, owner, i: int):
+    """Of the prefixes of one arrangement whose input at position ``i`` is the same, keep the most likely."""
+    rows = torch.arange(len(seqs), device=seqs.device)
+    keys = hasher.keys(seqs, rows, torch.full_like(rows, i))
+    _, group = torch.unique(torch.stack([owner, keys], 1), dim=0, return_inverse=True)
+    top = torch.full((int(group.max()) + 1,), -torch.inf, dtype=ll.dtype, device=ll.device)
+    top.scatter_reduce_(0, group, ll, "amax")
+    first = torch.full_like(top, len(rows), dtype=torch.long)
+    cand = torch.where(ll == top[group], rows, torch.full_like(rows, len(rows)))
+    first.scatter_reduce_(0, group, cand, "amin")
+    keep = torch.sort(first).values
+    return seqs[keep], ll[keep], owner[keep]

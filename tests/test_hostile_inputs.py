@@ -1,0 +1,479 @@
+"""Hostile inputs, as a new user might give them (issue 13): every one is refused with a clear
+message naming the file (and the move, where there is one), exit code 2, no traceback, and
+nothing written; or, where the input is valid after all, read correctly.
+
+Every record and archive here is made by the test itself.
+"""
+
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import zipfile
+
+import py7zr
+import pytest
+from sgfmill import sgf
+
+from conftest import OPENING, REPO, SHARED, filler_moves, make_sgf
+from moveorder import cli
+from moveorder.inference import read_position
+from moveorder.records import RecordError, read_sgf, write_scan
+
+FIXTURE = str(SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz")
+
+
+@pytest.fixture
+def no_search(monkeypatch):
+    """Any attempt to load the network (which every search needs first) fails the test."""
+    from moveorder import likelihood
+
+    def search_started(*args, **kwargs):
+        raise AssertionError("the search started before the input was refused")
+
+    monkeypatch.setattr(likelihood, "load_policy", search_started)
+    monkeypatch.setattr(likelihood.PolicyLikelihood, "from_file", classmethod(search_started))
+    monkeypatch.setattr(cli, "_evaluator", search_started)
+
+
+def infer(*args):
+    return cli.main(["infer", *map(str, args), "--network", FIXTURE, "--iterations", "30", "--trials", "1"])
+
+
+def refused(caplog, code, *fragments):
+    """Exit code 2 and one error message holding every fragment."""
+    assert code == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1, errors
+    for f in fragments:
+        assert f in errors[0], (f, errors[0])
+    return errors[0]
+
+
+def sgf_points(game):
+    """The moves of an sgfmill game as (colour, SGF point) pairs."""
+    out = []
+    for node in game.get_main_sequence()[1:]:
+        colour, (row, col) = node.get_move()
+        out.append((colour, "abcdefghijklmnopqrs"[col] + "abcdefghijklmnopqrs"[18 - row]))
+    return out
+
+
+# --- infer: records that break the paper's assumptions are refused, never reinterpreted --------------
+
+@pytest.mark.parametrize("colours, move, text", [
+    ("WB" * 11, 1, "move 1 is White, expected Black: the inference assumes Black moves first"),
+    ("BWBWBB" + "WB" * 8, 6, "move 6 is Black, expected White: the inference assumes colours alternate"),
+])
+def test_infer_refuses_records_whose_colours_do_not_alternate_from_black(tmp_path, caplog, no_search,
+                                                                          colours, move, text):
+    rec = tmp_path / "game.sgf"
+    rec.write_text(make_sgf(OPENING, colours=colours))
+    out = tmp_path / "ordered.sgf"
+    refused(caplog, infer(rec, "--moves", 12, "-o", out), str(rec), text)
+    assert not out.exists()
+
+
+def test_infer_uses_only_the_moves_it_is_given(tmp_path):
+    """Two Black moves in a row at move 11 do not matter to the position after move 10."""
+    rec = tmp_path / "game.sgf"
+    rec.write_text(make_sgf(OPENING, colours="BW" * 5 + "BB" + "WB" * 5))
+    clean = tmp_path / "clean.sgf"
+    clean.write_text(make_sgf(OPENING))
+    assert read_position(rec, 10) == read_position(clean, 10)
+    with pytest.raises(ValueError, match="move 12 is Black"):
+        read_position(rec, 12)
+
+
+@pytest.mark.parametrize("root, expected", [
+    ("HA[2]AB[dd][pp]", "HA[2]: a handicap game"),
+    ("AB[dd][pp]", "holds both setup stones (AB/AW) and 20 moves; give either a position as setup stones only"),
+    ("HA[2]", "HA[2]: a handicap game"),
+])
+@pytest.mark.parametrize("moves", [None, 10])
+def test_infer_refuses_handicap_and_setup_stones_with_moves(tmp_path, caplog, no_search, root, expected, moves):
+    rec = tmp_path / "handicap.sgf"
+    # With the handicap stones ignored, move 1 (B dp) and move 3 (B cd) would be accepted as they are.
+    rec.write_text(make_sgf(OPENING, root=root))
+    out = tmp_path / "o.sgf"
+    args = [rec, "-o", out] + (["--moves", moves] if moves else [])
+    refused(caplog, infer(*args), str(rec), expected)
+    assert not out.exists()
+
+
+def test_infer_refuses_moves_onto_setup_stones_with_the_advice(tmp_path, caplog, no_search):
+    rec = tmp_path / "both.sgf"
+    rec.write_text(make_sgf(["dd", "pp", "dp"], root="AB[dd]AW[pd]"))  # B[dd] onto AB[dd]
+    msg = refused(caplog, infer(rec, "--moves", 3, "-o", tmp_path / "o.sgf"), str(rec), "setup stones (AB/AW)")
+    assert "with --moves N" in msg and "setup stones only" in msg
+
+
+def test_infer_refuses_moves_for_a_setup_position(tmp_path, caplog, no_search):
+    pos = tmp_path / "setup.sgf"
+    pos.write_text("(;GM[1]FF[4]SZ[19]AB[dd][pp]AW[dp])")
+    refused(caplog, infer(pos, "--moves", 2, "-o", tmp_path / "o.sgf"), str(pos),
+            "--moves 2, but the file holds setup stones (AB/AW) and no moves; leave out --moves")
+
+
+@pytest.mark.parametrize("moves", [None, 4])
+def test_infer_refuses_13x13(tmp_path, caplog, no_search, moves):
+    rec = tmp_path / "small.sgf"
+    rec.write_text(make_sgf(["dd", "jj", "dj", "jd", "gg", "gc"], size=13))
+    args = [rec, "-o", tmp_path / "o.sgf"] + (["--moves", moves] if moves else [])
+    refused(caplog, infer(*args), str(rec), "board size SZ[13]; only 19x19 is supported")
+    assert not (tmp_path / "o.sgf").exists()
+
+
+@pytest.mark.parametrize("n, text", [
+    (-3, "--moves -3: must be at least 1"),
+    (0, "--moves 0: must be at least 1"),
+    (21, "--moves 21, but the record has 20 moves"),
+])
+def test_infer_moves_out_of_range(tmp_path, caplog, no_search, n, text):
+    rec = tmp_path / "game.sgf"
+    rec.write_text(make_sgf(OPENING))
+    refused(caplog, infer(rec, "--moves", n, "-o", tmp_path / "o.sgf"), str(rec), text)
+    assert not (tmp_path / "o.sgf").exists()
+
+
+@pytest.mark.parametrize("moves, n, text", [
+    (OPENING[:2] + [""] + OPENING[3:], 6, "move 3 (Black) is a pass; the inference assumes no passes"),
+    (OPENING[:2] + ["tt"] + OPENING[3:], 6, "move 3 (Black) is a pass"),
+    (["dd", "ed", "pp", "dc", "pd", "de", "dp", "cd"], 8,
+     "move 8 (White C16) captures 1 stone(s); the inference assumes no captures"),
+    (OPENING[:5] + ["dp"] + OPENING[6:], 8, "move 6 (White D4, W[dp]) is illegal: D4 is occupied"),
+    (OPENING[:3] + ["zz"] + OPENING[4:], 8, "move 4: W[zz] is not a point on a 19x19 board"),
+])
+def test_infer_refuses_passes_captures_and_illegal_moves_with_the_move_number(tmp_path, caplog, no_search,
+                                                                               moves, n, text):
+    rec = tmp_path / "game.sgf"
+    rec.write_text(make_sgf(moves))
+    refused(caplog, infer(rec, "--moves", n, "-o", tmp_path / "o.sgf"), str(rec), text)
+    assert not (tmp_path / "o.sgf").exists()
+
+
+@pytest.mark.parametrize("content, text", [
+    ("(;GM[1]FF[4]SZ[19]AB[tt][dd]AW[pp])", "AB[tt] is not a point on a 19x19 board"),
+    ("(;GM[1]FF[4]SZ[19]AB[dd][zz]AW[pp])", "AB[zz] is not a point on a 19x19 board"),
+    ("(;GM[1]FF[4]SZ[19]AB[dd][pd]AW[pd])", "Q16 (pd) is given twice (AB and AW)"),
+    ("(;GM[1]FF[4]SZ[19]AB[dd:ef]AW[pd][dp][pp])", "6 black and 3 white stones"),
+    ("(;GM[1]FF[4]SZ[19]AB[dd][pp]AW[dp]AE[pp])", "AE[pp] removes stones"),
+    ("(;GM[1]FF[4]SZ[19]KM[6.5])", "no stones: neither setup stones (AB/AW) nor moves"),
+    ("(;GM[1]FF[4]SZ[19]AB[dd]AW[pp])(;GM[1]FF[4]SZ[19]AB[pd]AW[dp])",
+     "2 games in one file; one game per file is expected"),
+    ("(;GM[1]FF[4]SZ[19]AB[dd]AW[pp", "not a readable SGF file"),
+])
+def test_infer_refuses_bad_setup_positions(tmp_path, caplog, no_search, content, text):
+    pos = tmp_path / "pos.sgf"
+    pos.write_text(content)
+    refused(caplog, infer(pos, "-o", tmp_path / "o.sgf"), str(pos), text)
+    assert not (tmp_path / "o.sgf").exists()
+
+
+def test_infer_refuses_a_missing_or_unreadable_position(tmp_path, caplog, no_search):
+    refused(caplog, infer(tmp_path / "none.sgf", "-o", tmp_path / "o.sgf"), str(tmp_path / "none.sgf"),
+            "no such file")
+    caplog.clear()
+    refused(caplog, infer(tmp_path, "-o", tmp_path / "o.sgf"), str(tmp_path), "cannot be read")
+
+
+def test_infer_checks_the_output_path_before_the_search(tmp_path, caplog, no_search):
+    pos = tmp_path / "pos.sgf"
+    pos.write_text("(;GM[1]FF[4]SZ[19]AB[dd][pp]AW[dp])")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    refused(caplog, infer(pos, "-o", folder), str(folder), "-o names a folder; give a file name")
+    assert list(folder.iterdir()) == []
+    caplog.clear()
+    refused(caplog, infer(pos, "-o", pos), "-o names the position file itself")
+    assert pos.read_text() == "(;GM[1]FF[4]SZ[19]AB[dd][pp]AW[dp])"
+    caplog.clear()
+    refused(caplog, infer(pos, "-o", pos / "o.sgf"), "cannot be written", f"{pos} is not a folder")
+
+
+def test_compressed_point_lists_are_read_and_the_answer_keeps_komi_and_players(tmp_path, capsys):
+    pos = tmp_path / "pos.sgf"
+    # AB[dd:ff] is 9 black stones, AW[pp:qs] 8 white ones (SGF FF[4] compressed point lists); PB in
+    # Latin-1 with no CA (SGF's default charset).
+    pos.write_bytes(b"(;GM[1]FF[4]SZ[19]KM[5.5]PB[M\xe9nard]PW[Lee]AB[dd:ff]AW[pp:qs])")
+    black, white = read_position(pos).black, read_position(pos).white
+    assert len(black) == 9 and len(white) == 8
+    out = tmp_path / "ordered.sgf"
+    assert infer(pos, "-o", out) == 0
+    game = sgf.Sgf_game.from_bytes(out.read_bytes())
+    root = game.get_root()
+    assert root.get("KM") == 5.5 and root.get("PB") == "Ménard" and root.get("PW") == "Lee"
+    played = sgf_points(game)
+    assert [c for c, _ in played] == ["b", "w"] * 8 + ["b"]
+    assert sorted(p for c, p in played if c == "b") == sorted(c + r for c in "def" for r in "def")
+    assert sorted(p for c, p in played if c == "w") == sorted(c + r for c in "pq" for r in "pqrs")
+
+
+def test_a_record_keeps_its_komi_players_and_colours(tmp_path):
+    rec = tmp_path / "game.sgf"
+    rec.write_text(make_sgf(OPENING, root="PB[Black Player]PW[White Player]").replace("KM[6.5]", "KM[375]"))
+    out = tmp_path / "o.sgf"
+    assert infer(rec, "--moves", 6, "-o", out) == 0
+    game = sgf.Sgf_game.from_bytes(out.read_bytes())
+    root = game.get_root()
+    assert root.get("KM") == 7.5 and root.get("PB") == "Black Player" and root.get("PW") == "White Player"
+    played = sgf_points(game)
+    assert sorted(p for c, p in played if c == "b") == sorted(OPENING[0:6:2])
+    assert sorted(p for c, p in played if c == "w") == sorted(OPENING[1:6:2])
+
+
+# --- filter -------------------------------------------------------------------------------------------------
+
+def filter_args(tmp_path, input_path, *extra):
+    out = tmp_path / "out"
+    return ["filter", "--input", str(input_path), "--qualified", str(out / "q.jsonl"),
+            "--report", str(out / "r.csv"), "--rejected", str(out / "x.csv"), *extra]
+
+
+def test_filter_refuses_a_missing_folder_a_file_and_a_folder_without_records(tmp_path, caplog):
+    one = tmp_path / "one.sgf"
+    one.write_text(make_sgf(filler_moves(60)))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("no records here")
+    cases = [(tmp_path / "nowhere", "no such folder"), (one, "not a folder"),
+             (empty, "no SGF files (*.sgf) below this folder")]
+    for path, text in cases:
+        caplog.clear()
+        refused(caplog, cli.main(filter_args(tmp_path, path)), str(path), text)
+        assert not (tmp_path / "out").exists()
+    caplog.clear()
+    (empty / "a.sgf").write_text(make_sgf(filler_moves(60)))
+    refused(caplog, cli.main(filter_args(tmp_path, empty, "--include", "*/9p/*")), "matching --include */9p/*")
+
+
+def test_filter_reasons_are_the_true_ones(tmp_path, sgf_dir):
+    game = make_sgf(filler_moves(60))
+    (sgf_dir / "small.sgf").write_text(make_sgf(["dd", "pp", "jj"], size=13))  # pp is off a 13x13 board
+    (sgf_dir / "no-paren.sgf").write_text(game[1:])  # ";GM[1]...": the opening '(' is missing
+    # The same, with variations: the main line is the first branch, not the first variation.
+    head = "".join(f";{'BW'[i % 2]}[{m}]" for i, m in enumerate(filler_moves(60)[:10]))
+    tail = "".join(f";{'BW'[i % 2]}[{m}]" for i, m in enumerate(filler_moves(60)[10:], start=10))
+    (sgf_dir / "no-paren-variations.sgf").write_text(f";GM[1]FF[4]SZ[19]{head}({tail})(;W[aa];B[bb]))")
+    (sgf_dir / "two-games.sgf").write_text(game + "\n" + game)
+    (sgf_dir / "latin1.sgf").write_bytes(make_sgf(filler_moves(60), root="PB[M\xe9nard]").encode("latin-1"))
+    counts = write_scan(sgf_dir, tmp_path / "q.jsonl", tmp_path / "r.csv", tmp_path / "x.csv")
+    rejected = {line.split(",")[0]: line for line in (tmp_path / "x.csv").read_text().splitlines()[1:]}
+    assert set(rejected) == {"small.sgf", "two-games.sgf"}
+    assert "not_19x19" in rejected["small.sgf"] and "SZ[13]" in rejected["small.sgf"]
+    assert "several_games" in rejected["two-games.sgf"] and "2 games" in rejected["two-games.sgf"]
+    assert counts["qualified"] == 3 and counts["not_19x19"] == 1 and counts["several_games"] == 1
+    from moveorder.records import load_records
+    recs = {r.source: r for r in load_records(tmp_path / "q.jsonl")}
+    assert recs["no-paren-variations.sgf"].moves == "".join(filler_moves(60))
+    assert recs["latin1.sgf"].black == "Ménard"
+
+
+def test_record_messages_name_the_file_the_move_and_the_point(tmp_path):
+    with pytest.raises(RecordError) as err:
+        read_sgf(make_sgf(OPENING[:3] + ["zz"]).encode(), "games/x.sgf")
+    assert err.value.reason == "illegal_move"
+    assert str(err.value) == "illegal_move: games/x.sgf: move 4: W[zz] is not a point on a 19x19 board"
+
+
+def test_filter_shows_progress_only_when_asked(tmp_path, sgf_dir, capsys):
+    for i in range(3):
+        (sgf_dir / f"g{i}.sgf").write_text(make_sgf(filler_moves(60)))
+    write_scan(sgf_dir, tmp_path / "q.jsonl", tmp_path / "r.csv", tmp_path / "x.csv", progress=True)
+    err = capsys.readouterr().err
+    assert "filter" in err and "3/3" in err
+    assert cli.main(filter_args(tmp_path, sgf_dir)) == 0  # stderr is not a terminal here
+    assert "3/3" not in capsys.readouterr().err
+
+
+# --- extract ------------------------------------------------------------------------------------------------
+
+def make_archives(tmp_path):
+    """A tar.gz, a zip and a 7z of 30 records each (random bytes, so they compress poorly)."""
+    files = {f"set/g{i:02d}.sgf": os.urandom(2000) for i in range(30)}
+    tgz = tmp_path / "games.tar.gz"
+    with tarfile.open(tgz, "w:gz") as t:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    zp = tmp_path / "games.zip"
+    with zipfile.ZipFile(zp, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    seven = tmp_path / "games.7z"
+    with py7zr.SevenZipFile(seven, "w") as z:
+        for name, data in files.items():
+            z.writestr(data, name)
+    return tgz, zp, seven
+
+
+def cut(src, dest, keep=0.5):
+    data = src.read_bytes()
+    dest.write_bytes(data[:int(len(data) * keep)])
+    return dest
+
+
+def garble(src, dest):
+    data = bytearray(src.read_bytes())
+    for i in range(len(data) // 3, len(data) * 2 // 3, 5):
+        data[i] ^= 0x5A
+    dest.write_bytes(bytes(data))
+    return dest
+
+
+def test_broken_archives_give_errors_naming_them_and_leave_nothing(tmp_path, caplog):
+    tgz, zp, seven = make_archives(tmp_path)
+    cases = [
+        (cut(tgz, tmp_path / "half.tar.gz"), "cannot unpack this tar archive (truncated, corrupt, or not tar)"),
+        (garble(tgz, tmp_path / "garbled.tar.gz"), "cannot unpack this tar archive"),
+        (cut(zp, tmp_path / "half.zip"), "cannot unpack this zip archive (truncated, corrupt, or not zip)"),
+        (garble(zp, tmp_path / "garbled.zip"), "cannot unpack this zip archive"),
+        (cut(seven, tmp_path / "short.7z", 0.97), "cannot unpack this 7z archive (truncated, corrupt, or not 7z)"),
+        (cut(seven, tmp_path / "half.7z"), "cannot unpack this 7z archive"),
+        (garble(seven, tmp_path / "garbled.7z"), "cannot unpack this 7z archive"),
+    ]
+    (tmp_path / "text.zip").write_text("not a zip at all")
+    (tmp_path / "text.tar.gz").write_text("not a tarball at all")
+    cases += [(tmp_path / "text.zip", "BadZipFile"), (tmp_path / "text.tar.gz", "ReadError")]
+    for archive, text in cases:
+        caplog.clear()
+        dest = tmp_path / "extracted" / archive.name
+        refused(caplog, cli.main(["extract", str(archive), "--dest", str(dest)]), str(archive), text)
+        assert not dest.exists(), archive
+    # A good archive unpacks, and a broken one beside it takes nothing of it along... or leaves
+    # anything behind: all or nothing.
+    caplog.clear()
+    dest = tmp_path / "extracted" / "both"
+    refused(caplog, cli.main(["extract", str(tgz), str(tmp_path / "half.zip"), "--dest", str(dest)]), "half.zip")
+    assert not dest.exists()
+    assert cli.main(["extract", str(tgz), str(zp), str(seven), "--dest", str(dest)]) == 0
+    assert sorted(p.name for p in dest.iterdir()) == ["games.7z", "games.tar.gz", "games.zip"]
+    assert len(list((dest / "games.7z").rglob("*.sgf"))) == 30
+
+
+def test_extract_into_an_existing_folder_leaves_it_as_it_was(tmp_path, caplog):
+    tgz, _, _ = make_archives(tmp_path)
+    dest = tmp_path / "dest"
+    assert cli.main(["extract", str(tgz), "--dest", str(dest)]) == 0
+    before = sorted(p.relative_to(dest) for p in dest.rglob("*"))
+    half = cut(tgz, tmp_path / "games.tar.gz.bad")
+    half = half.rename(tmp_path / "half.tar.gz")
+    refused(caplog, cli.main(["extract", str(half), "--dest", str(dest)]), "half.tar.gz")
+    assert sorted(p.relative_to(dest) for p in dest.rglob("*")) == before
+
+
+def test_links_in_archives_are_refused_by_our_own_check(tmp_path, caplog):
+    link = tmp_path / "link"
+    os.symlink("../../../../etc/passwd", link)
+    seven = tmp_path / "link.7z"
+    with py7zr.SevenZipFile(seven, "w") as z:
+        z.write(link, "set/evil.sgf")
+    zp = tmp_path / "link.zip"
+    with zipfile.ZipFile(zp, "w") as z:
+        info = zipfile.ZipInfo("set/evil.sgf")
+        info.external_attr = (0o120777 << 16)
+        z.writestr(info, "../../../../etc/passwd")
+    for archive in (seven, zp):
+        caplog.clear()
+        dest = tmp_path / "out" / archive.name
+        refused(caplog, cli.main(["extract", str(archive), "--dest", str(dest)]), str(archive),
+                "member 'set/evil.sgf' is a link (links are refused")
+        assert not dest.exists()
+
+
+def test_unknown_archive_types_are_refused_not_copied(tmp_path, caplog):
+    rar = tmp_path / "games.rar"
+    rar.write_bytes(b"Rar!\x1a\x07\x00" + os.urandom(100))
+    dest = tmp_path / "out"
+    refused(caplog, cli.main(["extract", str(rar), "--dest", str(dest)]), str(rar), "unknown archive type")
+    assert not dest.exists()
+    caplog.clear()
+    refused(caplog, cli.main(["extract", str(tmp_path / "none.7z"), "--dest", str(dest)]), "none.7z", "no such file")
+    assert not dest.exists()
+    # A plain SGF file is still copied as it is.
+    one = tmp_path / "one.sgf"
+    one.write_text(make_sgf(OPENING))
+    assert cli.main(["extract", str(one), "--dest", str(dest)]) == 0
+    assert (dest / "one.sgf" / "one.sgf").read_text() == one.read_text()
+
+
+# --- download -------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sha", ["abc123", "g" * 64, "0" * 63])
+def test_download_refuses_a_malformed_sha256_before_downloading(tmp_path, caplog, sha):
+    dest = tmp_path / "sub" / "file.bin"
+    # Port 9 (discard) on loopback: were the download tried, this would be a connection error.
+    code = cli.main(["download", "--url", "http://127.0.0.1:9/file.bin", "--dest", str(dest), "--sha256", sha,
+                     "--retries", "0", "--quiet"])
+    msg = refused(caplog, code, "file.bin", f"--sha256 '{sha}' is not a sha256 (64 hexadecimal digits")
+    assert "download failed" not in msg
+    assert not (tmp_path / "sub").exists()
+
+
+# --- help ------------------------------------------------------------------------------------------------------
+
+def test_every_option_has_help_and_states_its_default():
+    import argparse
+
+    sub = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    checked = 0
+    for name, parser in sub.choices.items():
+        formatter = parser._get_formatter()
+        for action in parser._actions:
+            if action.dest == "help":
+                continue
+            assert action.help, f"{name} {action.option_strings or action.dest}: no help text"
+            text = formatter._get_help_string(action) if hasattr(formatter, "_get_help_string") else action.help
+            states = (action.required or not action.option_strings or action.default is None
+                      or action.default is False)
+            assert states or "default" in text, f"{name} {action.option_strings}: default not stated: {text!r}"
+            checked += 1
+    assert checked > 110  # every option of every verb, the annealing ones included
+
+
+def test_help_shows_defaults(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["filter", "--help"])
+    out = capsys.readouterr().out
+    assert "processes parsing files (default: 1)" in out and "(default: 50)" in out
+
+
+# --- no traceback from any of them --------------------------------------------------------------------------
+
+def test_no_traceback_from_the_command_line(tmp_path):
+    pos = tmp_path / "bad.sgf"
+    pos.write_text("(;GM[1]FF[4]SZ[19]AB[tt][dd]AW[pp])")
+    tgz = tmp_path / "cut.tar.gz"
+    with tarfile.open(tgz, "w:gz") as t:
+        data = os.urandom(50000)
+        info = tarfile.TarInfo("a.sgf")
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+    cut(tgz, tgz)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")]))
+    runs = [
+        ["infer", str(pos), "-o", str(tmp_path / "o.sgf"), "--network", FIXTURE, "--iterations", "10"],
+        ["extract", str(tgz), "--dest", str(tmp_path / "x")],
+        ["filter"] + filter_args(tmp_path, tmp_path / "nowhere")[1:],
+    ]
+    for args in runs:
+        proc = subprocess.run([sys.executable, "-m", "moveorder", *args], capture_output=True, text=True, env=env)
+        assert proc.returncode == 2, proc.stderr
+        assert "Traceback" not in proc.stderr and "ERROR" in proc.stderr, proc.stderr
+    assert not (tmp_path / "o.sgf").exists() and not (tmp_path / "x").exists()
+
+
+def test_score_shows_progress_over_the_positions_it_analyses(tmp_path, capsys):
+    from moveorder.katago import AnalysisCache, KataGoEngine
+    from moveorder.scoring import score_results
+
+    rows = [{"id": "g1", "set": "t", "n": 4, "actual": OPENING[:4], "inferred": OPENING[:4][::-1], "lgm": 0.2,
+             "actual_lgm": 0.1, "exact_match": False, "komi": 7.5}]
+    fake = [sys.executable, str(REPO / "tests/fake_katago.py"), "normal"]
+    with KataGoEngine(fake, timeout=30) as engine:
+        out = score_results(rows, engine, AnalysisCache(None), visits=1, model="m", progress=True)
+        assert f"{out['analysed']}/{out['analysed']}" in capsys.readouterr().err and out["analysed"] == 9  # 5 + 5 positions, the empty board once
+        score_results(rows, engine, AnalysisCache(None), visits=1, model="m")
+        assert "score" not in capsys.readouterr().err
