@@ -78,7 +78,9 @@ def test_mirror_pro_and_kgs_full_selection(tmp_path):
     assert pro["unreadable"] == 4 and pro["several_games"] == 0
     assert kgs["files"] == 12778 and kgs["qualified"] == 4694  # as the mirror's README measured
     # Usable for training: all but unreadable files, colours that do not alternate, illegal moves, no moves.
-    assert pro["usable"] == 9920 and pro["unusable_bad_move_order"] == 412 and pro["unusable_unreadable"] == 14
+    # (Reading the 19 Pro2 files without '(' whole made 10 unreadable and 6 bad-order files usable.)
+    assert pro["usable"] == 9937 and pro["unusable_bad_move_order"] == 406 and pro["unusable_unreadable"] == 4
+    assert pro["unusable_illegal_move"] == 2
     assert kgs["usable"] == 12767 and kgs["unusable_too_short"] == 11
     for s, report in (("pro", pro), ("kgs", kgs)):
         assert report["usable"] + sum(v for k, v in report.items() if k.startswith("unusable_")) == report["files"]
