@@ -25,6 +25,7 @@ wildcard_constraints:
     network=r"[^/]+",
     iterations=r"\d+",
     trials=r"\d+",
+    method=r"anneal|beam\d+(\+anneal)?",
     init="greedy|random",
     neighbour="swp2|mov2|rot3|mix",
     t_start=r"[0-9.]+",

@@ -157,3 +157,25 @@ def test_one_network_for_every_set_still_works(tmp_path):
     nets = {c.split("--network ")[1].split()[0] for c in cmds if c.startswith("moveorder infer-set")}
     assert nets == {"results/networks/trained-pro/model.pt"}
     assert sum(c.startswith("moveorder train-policy") for c in cmds) == 1
+
+
+def test_method_is_in_config_run_names_and_sweeps(tmp_path):
+    """inference.method and beam_width reach infer-set, name the run's folder, and are sweep axes."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump({"sets": ["pro"], "mirror": str(MIRROR), "training": {"sets": ["pro"]},
+                                   "policy": {"network": "trained-pro"},
+                                   "inference": {"method": "beam", "beam_width": 64},
+                                   "sweeps": [str(REPO / "config/sweeps/methods.yaml")]}))
+    cmds = planned_commands(tmp_path, "--configfile", str(cfg))
+    runs = {}
+    for c in cmds:
+        if c.startswith("moveorder infer-set"):
+            folder = c.split("--out ")[1].split()[0].split("/")[3]  # results/inferred/NETWORK/RUN/...
+            runs.setdefault(folder.split("-")[0], set()).add(" ".join(c.split("--method ")[1].split()[:3]))
+    assert runs["beam64"] == {"beam --beam-width 64"}  # the main runs, from config
+    assert runs["anneal"] and all(a.split()[0] == "anneal" and "--beam-width" not in a for a in runs["anneal"])
+    assert runs["beam32"] == {"beam --beam-width 32"} and runs["beam128"] == {"beam --beam-width 128"}
+    assert runs["beam32+anneal"] == {"beam+anneal --beam-width 32"}
+    cfg.write_text(yaml.safe_dump({"sets": ["pro"], "inference": {"method": "greedy"}}))
+    proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
+    assert proc.returncode != 0 and "method" in proc.stdout + proc.stderr

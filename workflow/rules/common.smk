@@ -1,6 +1,7 @@
 # Helpers shared by every stage: config checks, path builders, wildcard constraints.
 # Rules run `moveorder VERB`: from the activated venv (README) or a rule's conda env.
 import os
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -106,8 +107,26 @@ def network_file(key):
     raise ValueError(f"no network known as {key!r}")
 
 
-# One inference run = a network and the annealing settings; its folder is named by them.
-RUN_NAME = "{network}/{init}-{neighbour}-it{iterations}-tr{trials}-T{t_start}-{t_end}"
+# One inference run = a network, a method and the annealing settings; its folder is named by them.
+# method: anneal, beamW (beam search of width W alone) or beamW+anneal (annealing from the beam's orders).
+RUN_NAME = "{network}/{method}-{init}-{neighbour}-it{iterations}-tr{trials}-T{t_start}-{t_end}"
+
+
+def method_token(method, beam_width):
+    """inference.method and beam_width -> the run-name token: anneal, beam32, beam32+anneal."""
+    if method == "anneal":
+        return "anneal"
+    return method.replace("beam", f"beam{int(beam_width)}", 1)
+
+
+def method_args(token):
+    """A run-name token -> infer-set's --method and --beam-width."""
+    m = re.fullmatch(r"anneal|beam(\d+)(\+anneal)?", token)
+    if not m:
+        raise ValueError(f"run method {token!r}: expected anneal, beamW or beamW+anneal")
+    if token == "anneal":
+        return "--method anneal"
+    return f"--method {'beam+anneal' if m.group(2) else 'beam'} --beam-width {m.group(1)}"
 RUN_DIR = f"results/inferred/{RUN_NAME}"
 
 
@@ -128,14 +147,15 @@ def main_run(dataset=None, **overrides):
     inf = config["inference"]
     network = config["policy"]["network"]
     run = {"network": network_key(network, dataset) if "network" not in overrides else None,
-           "init": inf["init"], "neighbour": inf["neighbour"],
+           "method": inf["method"], "beam_width": inf["beam_width"], "init": inf["init"], "neighbour": inf["neighbour"],
            "trials": inf["trials"], "t_start": inf["t_start"], "t_end": inf["t_end"], "iterations": None}
     run.update(overrides)
     return run
 
 
 def run_name(run, n):
-    return RUN_NAME.format(**{**run, "iterations": run["iterations"] or iterations_for(int(n))})
+    return RUN_NAME.format(**{**run, "iterations": run["iterations"] or iterations_for(int(n)),
+                              "method": method_token(run["method"], run["beam_width"])})
 
 
 def run_path(run, dataset, n, suffix):
@@ -184,7 +204,7 @@ def scoring_targets():
 
 
 # Sweeps: each file names axes and values; runs are their product (or the listed subset).
-SWEEP_AXES = ("init", "neighbour", "iterations", "trials", "t_start", "t_end", "network", "dataset", "n")
+SWEEP_AXES = ("method", "beam_width", "init", "neighbour", "iterations", "trials", "t_start", "t_end", "network", "dataset", "n")
 
 
 def load_sweep(path):

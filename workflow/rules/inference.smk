@@ -20,6 +20,7 @@ rule infer:
             else f"--cache-size {config['inference']['cache_size']}"
         ),
         schedule=config["inference"]["schedule"],
+        method=lambda w: method_args(w.method),
         precision=config["policy"]["precision"],
         flags=lambda w: " ".join(
             f
@@ -44,5 +45,6 @@ rule infer:
         "--trials {wildcards.trials} --init {wildcards.init} --neighbour {wildcards.neighbour} "
         "--t-start {wildcards.t_start} --t-end {wildcards.t_end} --schedule {params.schedule} "
         "--seed {params.seed} --chunk {params.chunk} {params.cache} --precision {params.precision} "
+        "{params.method} "
         "{params.flags} "
         "> {log:q} 2>&1"
