@@ -87,8 +87,8 @@ def main():
     print("|---|---|---|---|")
     for blocks, filters in sizes[2:]:
         net = LeelaNet(blocks, filters).eval().to(a.device)
-        c, l = rate(net, batch, a.device, a.seconds), rate(net, batch, a.device, a.seconds, CL)
-        print(f"| {blocks}x{filters} | {c:,.0f} | {l:,.0f} | {l / c:.2f} |", flush=True)
+        c, cl = rate(net, batch, a.device, a.seconds), rate(net, batch, a.device, a.seconds, CL)
+        print(f"| {blocks}x{filters} | {c:,.0f} | {cl:,.0f} | {cl / c:.2f} |", flush=True)
 
     tb = 128 if a.device == "cpu" else 256
     print(f"\nTraining steps per second at batch {tb}:\n")
@@ -96,8 +96,8 @@ def main():
     print("|---|---|---|---|")
     for blocks, filters in [(4, 32), (6, 128)]:
         c = train_rate(blocks, filters, tb, a.device, a.seconds, torch.contiguous_format)
-        l = train_rate(blocks, filters, tb, a.device, a.seconds, CL)
-        print(f"| {blocks}x{filters} | {c:.2f} | {l:.2f} | {l / c:.2f} |", flush=True)
+        cl = train_rate(blocks, filters, tb, a.device, a.seconds, CL)
+        print(f"| {blocks}x{filters} | {c:.2f} | {cl:.2f} | {cl / c:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

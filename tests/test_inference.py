@@ -1,6 +1,5 @@
 """Inference outputs: a whole set (resumable), and the one-position command line tool."""
 
-import json
 
 import pytest
 from sgfmill import sgf

@@ -1,7 +1,7 @@
 """The one likelihood path: position codes, input keys, the evaluator's cache, legal_only and precision."""
 
-import torch
 import pytest
+import torch
 
 from conftest import OPENING, SHARED
 from moveorder import coords

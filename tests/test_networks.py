@@ -12,7 +12,7 @@ from leelaz_ref import heatmaps
 from moveorder import coords
 from moveorder.features import board_history_planes, sequence_planes
 from moveorder.likelihood import PolicyLikelihood, load_policy
-from moveorder.networks import export_leela, load_leela, policy_probs
+from moveorder.networks import load_leela, policy_probs
 from moveorder.train import TrainConfig, game_data, train
 
 FIXTURE = SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz"
@@ -115,8 +115,8 @@ def test_resume_continues_from_checkpoint(trained, pro2_pool):
 
 def test_history_planes_with_captures_match_sequence_planes():
     """For a capture-free game both feature builders agree, position by position."""
+    from conftest import filler_moves, make_sgf
     from moveorder.records import read_sgf
-    from conftest import make_sgf, filler_moves
 
     rec = read_sgf(make_sgf(filler_moves(30)).encode(), "x.sgf")
     gd = game_data(rec)
@@ -130,8 +130,8 @@ def test_capture_history_against_leelaz():
     """After a capture, history planes still show the captured stone in earlier boards, as leelaz does."""
     moves = ["dd", "ed", "pp", "dc", "pd", "de", "dp", "cd"]  # white captures D16 (dd) at move 8
     net = load_leela(FIXTURE)
-    from moveorder.records import read_sgf
     from conftest import make_sgf
+    from moveorder.records import read_sgf
     gd = game_data(read_sgf(make_sgf(moves).encode(), "cap.sgf"))
     assert gd.boards[-1][coords.to_flat(coords.from_sgf("dd"))] == 0
     planes = torch.from_numpy(board_history_planes(gd.boards, len(moves), True))[None]

@@ -4,7 +4,7 @@ import csv
 
 import pytest
 
-from conftest import OPENING, filler_moves, make_sgf
+from conftest import filler_moves, make_sgf
 from moveorder import records
 from moveorder.records import RecordError, qualify, read_sgf
 

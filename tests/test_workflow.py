@@ -3,12 +3,10 @@
 import csv
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 
 from conftest import MIRROR, REPO, filler_moves, make_sgf
@@ -58,7 +56,7 @@ def test_local_dataset_end_to_end(tmp_path):
     assert report["files"] == 14 and report["qualified"] == 12
     assert report["handicap"] == 1 and report["unreadable"] == 1
     for n in (10, 20):
-        rows = [json.loads(l) for l in open(tmp_path / f"data/arrangements/mine/{n}m.jsonl")]
+        rows = [json.loads(line) for line in open(tmp_path / f"data/arrangements/mine/{n}m.jsonl")]
         assert len(rows) == 4 and all(len(r["actual"]) == n for r in rows)
     # All 12 share their first 20 moves with the selected games: none may be in the pool.
     assert (tmp_path / "data/pool/mine.jsonl").read_text() == ""
@@ -91,10 +89,10 @@ def test_mirror_pro_and_kgs_full_selection(tmp_path):
         assert sum(1 for _ in open(tmp_path / f"data/pool/{s}.jsonl")) == pool["pool"]
     for s in ("pro", "kgs"):
         for n in (20, 40):
-            rows = [json.loads(l) for l in open(tmp_path / f"data/arrangements/{s}/{n}m.jsonl")]
+            rows = [json.loads(line) for line in open(tmp_path / f"data/arrangements/{s}/{n}m.jsonl")]
             assert len(rows) == 100 and len({r["id"] for r in rows}) == 100
             assert all(len(r["black"]) == n // 2 and len(r["white"]) == n // 2 for r in rows)
-        pool = {json.loads(l)["id"] for l in open(tmp_path / f"data/pool/{s}.jsonl")}
+        pool = {json.loads(line)["id"] for line in open(tmp_path / f"data/pool/{s}.jsonl")}
         assert not pool & {r["id"] for r in map(json.loads, open(tmp_path / f"data/arrangements/{s}/20m.jsonl"))}
     # Nothing downloaded is left half-written, and the extracted copies are temporary.
     assert not list((tmp_path / "data/raw").rglob("*.part"))

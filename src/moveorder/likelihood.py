@@ -30,7 +30,7 @@ from typing import Optional
 
 import torch
 
-from .features import HISTORY, N, PAD, planes_from_codes, position_codes
+from .features import HISTORY, PAD, N, planes_from_codes, position_codes
 from .networks import LeelaNet, load_leela, policy_probs
 from .settings import CACHE_SLOTS, PRECISIONS
 

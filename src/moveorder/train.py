@@ -38,7 +38,7 @@ from tqdm import tqdm
 
 from . import board as goboard
 from . import coords
-from .features import FLAT_OF_LZ, HISTORY, N, PLANES
+from .features import FLAT_OF_LZ, HISTORY, PLANES, N
 from .networks import SYMMETRY_MAPS, LeelaNet, export_leela, parameter_count
 from .records import Record, load_records
 
