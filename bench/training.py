@@ -3,10 +3,11 @@
     python bench/training.py --pool data/pool/pro.jsonl --qualified data/records/pro/qualified.jsonl \
         --config config/quick.yaml --out bench-training [--variant NAME POOL KEY=VALUE ...]
 
-Two networks by default, both trained here from the same seed for the configuration's steps:
+Two networks by default, both trained here from the same seed:
 
 * ``before``: main's training before issue 15: the pool's qualified games only (no handicap, no capture
-  before move 50), value head on, one of 8 symmetries per sample, AdamW 2e-3, 100 warm-up steps, cosine, float32;
+  before move 50), 2,000 steps (quick.yaml's then, about the same wall time as now's), value head on,
+  one of 8 symmetries per sample, AdamW 2e-3, 100 warm-up steps, cosine, float32;
 * ``now``: the configuration's ``training`` settings on the whole pool (every usable record).
 
 A game is held out by a hash of its id and the seed (moveorder.train.split_games), so the held-out games
@@ -33,8 +34,9 @@ import yaml
 from moveorder.records import load_records
 from moveorder.train import PositionSampler, TrainConfig, evaluate, split_games, train
 
-# main's training at commit 9f32ba9 (what quick.yaml ran before issue 15)
-BEFORE = dict(lr=2e-3, warmup_steps=100, lr_schedule="cosine", value_head=True, symmetries=True, precision="float32")
+# main's training at commit 9f32ba9 (what quick.yaml ran before issue 15: 2,000 steps, about 7 minutes here)
+BEFORE = dict(steps=2000, lr=2e-3, warmup_steps=100, lr_schedule="cosine", value_head=True, symmetries=True,
+              precision="float32")
 
 
 def config_training(path: Path, seed: int) -> dict:
