@@ -44,15 +44,6 @@ class Arrangement:
     date: str = ""
     source: str = ""
 
-    def black_points(self) -> List[coords.Point]:
-        return [coords.from_sgf(s) for s in self.black]
-
-    def white_points(self) -> List[coords.Point]:
-        return [coords.from_sgf(s) for s in self.white]
-
-    def actual_moves(self) -> List[coords.Point]:
-        return [coords.from_sgf(s) for s in self.actual]
-
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
 

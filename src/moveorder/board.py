@@ -16,7 +16,6 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 from . import coords
 
 EMPTY, BLACK, WHITE = 0, 1, 2
-COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
 
 
 def opponent(colour: int) -> int:

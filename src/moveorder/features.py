@@ -48,7 +48,7 @@ everything the 16 stone planes say about that point.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Optional
 
 import numpy as np
 import torch
@@ -190,5 +190,3 @@ def board_history_planes(boards: np.ndarray, index: int, black_to_move: bool) ->
     return planes.reshape(PLANES, coords.SIZE, coords.SIZE)
 
 
-def to_lz_indices(moves: Sequence[coords.Move]) -> list:
-    return [coords.to_lz(m) for m in moves]
