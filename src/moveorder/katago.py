@@ -224,14 +224,7 @@ class KataGoEngine:
                     raise KataGoError(f"no reply from katago for {self.timeout:.0f} s; waiting for {waiting}")
                 continue
             if msg is None:  # the engine died: restart and resend what has no answer
-                self.restarts += 1
-                code = self.proc.poll() if self.proc else None
-                if self.restarts > self.max_restarts:
-                    raise KataGoError(f"katago exited (code {code}) {self.restarts} times; giving up")
-                log.warning("katago exited (code %s); restarting and resending %d turns", code,
-                            sum(len(t) for t in missing.values()))
-                self.close()
-                self.start()
+                self._restart(f"resending {sum(len(t) for t in missing.values())} turns")
                 self._send_missing(pending, missing)
                 continue
             qid = msg.get("id")
@@ -269,13 +262,8 @@ class KataGoEngine:
                 if time.time() > deadline:
                     raise KataGoError(f"katago did not answer clear_cache in {self.timeout:.0f} s")
                 continue
-            if msg is None:
-                self.restarts += 1
-                if self.restarts > self.max_restarts:
-                    raise KataGoError(f"katago exited {self.restarts} times; giving up")
-                log.warning("katago exited while clearing its cache; restarting")
-                self.close()
-                self.start()
+            if msg is None:  # a fresh process has an empty cache too
+                self._restart("while clearing its cache")
                 return
             if msg.get("action") == "clear_cache":
                 return
@@ -286,6 +274,16 @@ class KataGoEngine:
         """One turn of ``query``, analysed with an empty network cache: a function of the position alone."""
         self.clear_cache()
         return self.analyze([{**query, "analyzeTurns": [turn]}])[(query["id"], turn)]
+
+    def _restart(self, doing: str) -> None:
+        """The process has exited: start another, or give up after ``max_restarts``."""
+        self.restarts += 1
+        code = self.proc.poll() if self.proc else None
+        if self.restarts > self.max_restarts:
+            raise KataGoError(f"katago exited (code {code}) {self.restarts} times; giving up")
+        log.warning("katago exited (code %s); restarting, %s", code, doing)
+        self.close()
+        self.start()
 
     def _send_missing(self, pending: Dict[str, dict], missing: Dict[str, set]) -> None:
         for qid, turns in missing.items():
