@@ -29,8 +29,10 @@ import numpy as np
 import torch
 
 from moveorder import annealing as sa
+from moveorder.coords import MOVES
 from moveorder.features import planes_from_codes, position_codes
-from moveorder.likelihood import MOVES, PolicyLikelihood, PositionEvaluator, load_policy
+from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
+from moveorder.networks import load_policy
 
 
 class ZeroCostLikelihood(PolicyLikelihood):
@@ -148,10 +150,10 @@ def zero_cost(a):
 def network(a):
     net = load_policy(a.network)
     from moveorder.arrangements import load_arrangements
-    from moveorder.inference import lz_indices
+    from moveorder.coords import sgf_to_lz
 
     arrs = load_arrangements(a.arrangements)[:a.games]
-    pairs = [(lz_indices(x.black), lz_indices(x.white)) for x in arrs]
+    pairs = [(sgf_to_lz(x.black), sgf_to_lz(x.white)) for x in arrs]
     n = arrs[0].n
     chains = len(pairs) * a.trials
     cfg = sa.AnnealConfig(iterations=a.iterations, trials=a.trials, seed=1)

@@ -9,7 +9,7 @@ import time
 
 from moveorder import annealing as sa
 from moveorder.arrangements import clip
-from moveorder.inference import lz_indices
+from moveorder.coords import sgf_to_lz
 from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.records import load_records
 
@@ -26,7 +26,7 @@ def main():
     model = PolicyLikelihood.from_file(a.network, device="cpu")
     scorer = PositionEvaluator(model, cache_size=1 << 20)
     recs = load_records(a.pool)[:a.count]
-    pairs = [(lz_indices(x.black), lz_indices(x.white)) for x in (clip(r, a.stones, "pool") for r in recs)]
+    pairs = [(sgf_to_lz(x.black), sgf_to_lz(x.white)) for x in (clip(r, a.stones, "pool") for r in recs)]
     t0 = time.time()
     results = sa.anneal(scorer, pairs, sa.AnnealConfig(iterations=a.iterations, trials=a.trials, seed=7))
     t_sa = time.time() - t0

@@ -17,8 +17,9 @@ import torch
 
 from moveorder import annealing as sa
 from moveorder.arrangements import load_arrangements
-from moveorder.inference import lz_indices
-from moveorder.likelihood import PolicyLikelihood, PositionEvaluator, load_policy
+from moveorder.coords import sgf_to_lz
+from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
+from moveorder.networks import load_policy
 
 
 def parse_run(text):
@@ -44,10 +45,10 @@ def main():
     a = p.parse_args()
     net = load_policy(a.network)
     arrs = load_arrangements(a.arrangements)[:a.games]
-    pairs = [(lz_indices(x.black), lz_indices(x.white)) for x in arrs]
+    pairs = [(sgf_to_lz(x.black), sgf_to_lz(x.white)) for x in arrs]
     n = arrs[0].n
     ev0 = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
-    actual = ev0.sequence_log_probs(torch.tensor([lz_indices(x.actual) for x in arrs])).sum(1).tolist()
+    actual = ev0.sequence_log_probs(torch.tensor([sgf_to_lz(x.actual) for x in arrs])).sum(1).tolist()
     print(f"{a.network}, {len(arrs)} arrangements of {n} moves ({a.arrangements}); torch threads "
           f"{torch.get_num_threads()}; actual sequences: mean LGM {np.mean([math.exp(x / n) for x in actual]):.4f}")
     print("| run | mean LGM | on/above actual | exact matches | evaluations / arrangement | wall s |")
@@ -61,7 +62,7 @@ def main():
         best = [max(r, key=lambda t: t.best_log_likelihood) for r in res]
         lgms = [math.exp(b.best_log_likelihood / n) for b in best]
         above = np.mean([b.best_log_likelihood >= x - 1e-9 for b, x in zip(best, actual)])
-        exact = sum(b.best == lz_indices(x.actual) for b, x in zip(best, arrs))
+        exact = sum(b.best == sgf_to_lz(x.actual) for b, x in zip(best, arrs))
         print(f"| {spec} | {np.mean(lgms):.4f} | {above:.0%} | {exact} | {ev.evaluations / len(arrs):,.0f} | "
               f"{wall:.1f} |")
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from moveorder import annealing as sa
 from moveorder.arrangements import clip
-from moveorder.inference import lz_indices
+from moveorder.coords import sgf_to_lz
 from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.records import load_records
 
@@ -106,7 +106,7 @@ def real_games(pro2_pool):
 
 def test_incremental_and_cache_equal_naive(model, real_games):
     arrs = [clip(r, 12, "pro") for r in real_games[:4]]
-    pairs = [(lz_indices(a.black), lz_indices(a.white)) for a in arrs]
+    pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
     for init in ("greedy", "random"):
         cfg = sa.AnnealConfig(iterations=150, trials=2, init=init, seed=3)
         fast_scorer = PositionEvaluator(model, cache_size=1 << 16)
@@ -132,7 +132,7 @@ def test_incremental_and_cache_equal_naive(model, real_games):
 
 def test_one_arrangement_alone_equals_it_inside_a_batch_of_20(model, real_games):
     arrs = [clip(r, 10, "pro") for r in real_games[:20]]
-    pairs = [(lz_indices(a.black), lz_indices(a.white)) for a in arrs]
+    pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
     cfg = sa.AnnealConfig(iterations=100, trials=2, seed=5, init="random")
     together = sa.anneal(PositionEvaluator(model), pairs, cfg)
     for k in (0, 13):
@@ -147,7 +147,7 @@ def test_exact_solver_equals_enumerating_every_order(model, real_games):
     ev = PositionEvaluator(model)
     for r in real_games[60:63]:
         a = clip(r, 7, "pro")
-        b, w = lz_indices(a.black), lz_indices(a.white)
+        b, w = sgf_to_lz(a.black), sgf_to_lz(a.white)
         orders = []
         for pb in itertools.permutations(b):
             for pw in itertools.permutations(w):
@@ -171,7 +171,7 @@ def test_sa_finds_exact_optimum_on_50_small_real_arrangements(model, real_games)
     for size, count in ((6, 10), (7, 20), (8, 20)):
         arrs = [clip(r, size, "pro") for r in real_games[start:start + count]]
         start += count
-        pairs = [(lz_indices(a.black), lz_indices(a.white)) for a in arrs]
+        pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
         results = sa.anneal(scorer, pairs, cfg)
         for (b, w), trials in zip(pairs, results):
             exact_seq, exact_ll = sa.brute_force(scorer, b, w)
@@ -185,7 +185,7 @@ def test_beam_of_width_one_is_the_greedy_start_and_wider_beams_do_no_worse(model
     from moveorder.beam import beam_search
 
     arrs = [clip(r, 14, "pro") for r in real_games[70:76]]
-    pairs = [(lz_indices(a.black), lz_indices(a.white)) for a in arrs]
+    pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
     ev = PositionEvaluator(model)
     black, white = sa.stone_tensors(pairs, "cpu")
     greedy = sa.greedy_orders(ev, black, white).tolist()

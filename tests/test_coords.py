@@ -7,22 +7,40 @@ from sgfmill import common, sgf_properties
 
 from moveorder import coords
 
-CORNERS = {  # name: (internal, sgf, gtp, flat, lz)
-    "top-left": ((0, 0), "aa", "A19", 0, 342),
-    "top-right": ((0, 18), "sa", "T19", 18, 360),
-    "bottom-left": ((18, 0), "as", "A1", 342, 0),
-    "bottom-right": ((18, 18), "ss", "T1", 360, 18),
-    "pass": (None, "", "pass", 361, 361),
+CORNERS = {  # name: (internal, sgf, gtp, flat, lz, sgfmill, cartesian): the docstring's table
+    "top-left": ((0, 0), "aa", "A19", 0, 342, (18, 0), (0, 18)),
+    "top-right": ((0, 18), "sa", "T19", 18, 360, (18, 18), (18, 18)),
+    "bottom-left": ((18, 0), "as", "A1", 342, 0, (0, 0), (0, 0)),
+    "bottom-right": ((18, 18), "ss", "T1", 360, 18, (0, 18), (18, 0)),
+    "pass": (None, "", "pass", 361, 361, None, None),
 }
 
 
 @pytest.mark.parametrize("name", CORNERS)
 def test_table(name):
-    point, sgf, gtp, flat, lz = CORNERS[name]
+    point, sgf, gtp, flat, lz, sgfmill_point, xy = CORNERS[name]
     assert coords.to_sgf(point) == sgf and coords.from_sgf(sgf) == point
     assert coords.to_gtp(point) == gtp and coords.from_gtp(gtp) == point
     assert coords.to_flat(point) == flat and coords.from_flat(flat) == point
     assert coords.to_lz(point) == lz and coords.from_lz(lz) == point
+    assert coords.to_sgfmill(point) == sgfmill_point
+    if point is not None:
+        assert coords.to_cartesian(point) == xy
+
+
+def test_index_space_sizes():
+    assert (coords.POINTS, coords.MOVES, coords.PASS_INDEX) == (361, 362, 361)
+    table = coords.lz_to_flat_table()
+    assert sorted(table) == list(range(361)) and table[0] == 342 and table[360] == 18
+
+
+def test_sequences_of_moves():
+    points = ["pd", "dp", "qq", "aa"]
+    assert coords.sgf_to_lz(points) == [coords.to_lz(coords.from_sgf(p)) for p in points] == [300, 60, 54, 342]
+    assert coords.lz_to_sgf(coords.sgf_to_lz(points)) == points
+    assert coords.sgf_to_gtp(points) == ["Q16", "D4", "R3", "A19"]
+    assert coords.from_sgf_string("pddptt") == [(3, 15), (15, 3), None]
+    assert coords.to_sgf_string([(3, 15), (15, 3), None]) == "pddptt"
 
 
 def test_tt_is_pass_and_gtp_skips_i():
@@ -44,6 +62,8 @@ def test_every_point_against_sgfmill():
         # Leela Zero's index counts rows from the bottom, as sgfmill's rows do.
         assert coords.to_lz(ours) == sgfmill_point[0] * 19 + sgfmill_point[1]
         assert coords.lz_to_flat(coords.flat_to_lz(coords.to_flat(ours))) == coords.to_flat(ours)
+        assert coords.to_sgfmill(ours) == sgfmill_point
+        assert sgf_properties.interpret_go_point(coords.to_sgf(ours).encode(), 19) == coords.to_sgfmill(ours)
 
 
 @pytest.mark.parametrize("bad", ["a", "abc", "a!", "zz"])

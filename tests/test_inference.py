@@ -8,7 +8,8 @@ from conftest import OPENING, SHARED, make_sgf
 from moveorder import cli
 from moveorder.annealing import AnnealConfig
 from moveorder.arrangements import clip, write_jsonl
-from moveorder.inference import infer_set, load_results, lz_indices, write_table
+from moveorder.coords import sgf_to_lz
+from moveorder.inference import infer_set, load_results, write_table
 from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.records import load_records
 
@@ -60,7 +61,7 @@ def test_legal_only_and_symmetries_reach_infer_set(tmp_path, pro2_pool):
         model = PolicyLikelihood.from_file(FIXTURE, device="cpu", legal_only="--legal-only" in flags,
                                            average_symmetries="--average-symmetries" in flags)
         for row, a in zip(got[flags], arrs):
-            seq = torch.tensor([lz_indices(a.actual)])
+            seq = torch.tensor([sgf_to_lz(a.actual)])
             assert row["actual_log_likelihood"] == pytest.approx(float(model.log_probs(seq).sum()), abs=1e-9)
             assert row["precision"] == "float32"
     plain = [r["actual_log_likelihood"] for r in got[()]]

@@ -11,8 +11,8 @@ from conftest import OPENING, SHARED
 from leelaz_ref import heatmaps
 from moveorder import coords
 from moveorder.features import board_history_planes, sequence_planes
-from moveorder.likelihood import PolicyLikelihood, load_policy
-from moveorder.networks import load_leela, policy_probs
+from moveorder.likelihood import PolicyLikelihood
+from moveorder.networks import load_leela, load_policy, policy_probs
 from moveorder.train import TrainConfig, game_data, train
 
 FIXTURE = SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz"

@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import coords
-from .records import Record, moves_from_string
+from .records import Record
 
 
 @dataclass
@@ -54,7 +54,7 @@ class Arrangement:
 
 def clip(record: Record, n: int, set_name: str) -> Arrangement:
     """The arrangement after the first ``n`` moves of a qualified record."""
-    moves = moves_from_string(record.moves, record.size)[:n]
+    moves = coords.from_sgf_string(record.moves, record.size)[:n]
     if len(moves) < n:
         raise ValueError(f"{record.source}: only {len(moves)} moves, cannot clip to {n}")
     if any(m is None for m in moves):

@@ -23,9 +23,10 @@ import pandas as pd
 import torch
 
 from .metrics import summarize
+from .networks import load_checkpoint
 from .records import load_records
 from .report import to_markdown
-from .train import PositionSampler, evaluate, load_checkpoint, split_games
+from .train import PositionSampler, evaluate, split_games
 
 
 def trained_on(network: str) -> str:

@@ -54,23 +54,23 @@ import numpy as np
 import torch
 
 from . import coords
+from .coords import MOVES, POINTS
 
 HISTORY = 8
 PLANES = 18
-N = coords.SIZE * coords.SIZE
 NEVER = 1 << 20  # placement time of a point that never gets a stone
 
 # Permutation from top-row-first flat order to Leela Zero order: lz[k] = flat[FLAT_OF_LZ[k]].
-FLAT_OF_LZ = np.array([coords.lz_to_flat(k) for k in range(N)], dtype=np.int64)
+FLAT_OF_LZ = np.array(coords.lz_to_flat_table(), dtype=np.int64)
 
 
 def placement_times(sequences: torch.Tensor) -> torch.Tensor:
     """``(B, n)`` Leela Zero indices of moves -> ``(B, 361)`` move number placing each point (NEVER if none)."""
     B, n = sequences.shape
-    times = torch.full((B, N + 1), NEVER, dtype=torch.long, device=sequences.device)
+    times = torch.full((B, MOVES), NEVER, dtype=torch.long, device=sequences.device)
     steps = torch.arange(n, device=sequences.device).expand(B, n)
     times.scatter_(1, sequences.long(), steps)
-    return times[:, :N]
+    return times[:, :POINTS]
 
 
 def sequence_planes(sequences: torch.Tensor, positions: Optional[torch.Tensor] = None,
@@ -97,7 +97,7 @@ def sequence_planes(sequences: torch.Tensor, positions: Optional[torch.Tensor] =
     mine = present & (stone_black == mine_black)
     theirs = present & (stone_black != mine_black)
     side = torch.stack([black_to_move, ~black_to_move], dim=-1)       # (B, P, 2)
-    side = side[..., None].expand(B, positions.shape[1], 2, N)
+    side = side[..., None].expand(B, positions.shape[1], 2, POINTS)
     planes = torch.cat([mine, theirs, side], dim=2).to(dtype)
     return planes.view(B, positions.shape[1], PLANES, coords.SIZE, coords.SIZE)
 
@@ -109,14 +109,14 @@ def placement_times_padded(sequences: torch.Tensor) -> torch.Tensor:
     "not yet chosen" (partial orders), which place nothing.
     """
     B, n = sequences.shape
-    times = torch.full((B, N + 1), n, dtype=torch.int16 if n < 1 << 14 else torch.int32, device=sequences.device)
+    times = torch.full((B, MOVES), n, dtype=torch.int16 if n < 1 << 14 else torch.int32, device=sequences.device)
     steps = torch.arange(n, dtype=times.dtype, device=sequences.device).expand(B, n)
     times.scatter_(1, sequences.long(), steps)
-    times[:, N] = n
+    times[:, POINTS] = n
     return times
 
 
-PAD = N  # a not-yet-chosen move in a partial sequence
+PAD = coords.PASS_INDEX  # a not-yet-chosen move in a partial sequence
 
 
 def _code_table(n: int, device) -> torch.Tensor:
@@ -138,11 +138,11 @@ def position_codes(sequences: torch.Tensor, rows: torch.Tensor, positions: torch
     if times is None:
         times = placement_times_padded(sequences)
     table = _code_table(n, sequences.device)
-    t = times.index_select(0, rows)[:, :N].to(torch.int32)          # (M, 361)
+    t = times.index_select(0, rows)[:, :POINTS].to(torch.int32)          # (M, 361)
     idx = (positions.to(torch.int32) + n)[:, None] - t              # i - t + n, in 0 .. 2n
-    codes = torch.empty(len(rows), N + 1, dtype=torch.uint8, device=sequences.device)
-    codes[:, :N] = table[idx]
-    codes[:, N] = (positions % 2).to(torch.uint8)
+    codes = torch.empty(len(rows), MOVES, dtype=torch.uint8, device=sequences.device)
+    codes[:, :POINTS] = table[idx]
+    codes[:, POINTS] = (positions % 2).to(torch.uint8)
     return codes
 
 
@@ -165,7 +165,7 @@ def planes_from_codes(codes: torch.Tensor, dtype: torch.dtype = torch.float32) -
     key = (codes.device, dtype)
     if key not in _PLANE_TABLES:
         _PLANE_TABLES[key] = _plane_table(codes.device).to(dtype)
-    idx = codes[:, :N].long() + 17 * codes[:, N:].long()
+    idx = codes[:, :POINTS].long() + 17 * codes[:, POINTS:].long()
     flat = torch.nn.functional.embedding(idx, _PLANE_TABLES[key])           # (M, 361, 18)
     return flat.view(-1, coords.SIZE, coords.SIZE, PLANES).permute(0, 3, 1, 2)
 
@@ -177,7 +177,7 @@ def board_history_planes(boards: np.ndarray, index: int, black_to_move: bool) ->
     order (0 empty, 1 black, 2 white), ``boards[0]`` the empty board.  Returns
     ``(18, 19, 19)`` float32 in Leela Zero order.
     """
-    planes = np.zeros((PLANES, N), dtype=np.float32)
+    planes = np.zeros((PLANES, POINTS), dtype=np.float32)
     mine, theirs = (1, 2) if black_to_move else (2, 1)
     for h in range(HISTORY):
         k = index - h

@@ -38,14 +38,6 @@ from .records import RecordError, read_sgf, setup_points
 log = logging.getLogger(__name__)
 
 
-def lz_indices(points: Sequence[str]) -> List[int]:
-    return [coords.to_lz(coords.from_sgf(p)) for p in points]
-
-
-def sgf_points(indices: Sequence[int]) -> List[str]:
-    return [coords.to_sgf(coords.from_lz(int(k))) for k in indices]
-
-
 def matching_prefix(a: Sequence[str], b: Sequence[str]) -> int:
     k = 0
     while k < min(len(a), len(b)) and a[k] == b[k]:
@@ -85,7 +77,7 @@ def best_of_trials(trials, n: int) -> Dict:
     """The trial with the highest likelihood (the first on ties), and every trial's LGM with their spread (ddof=0)."""
     best = max(trials, key=lambda r: r.best_log_likelihood)
     trial_lgms = [lgm(r.best_log_likelihood, n) for r in trials]
-    return {"inferred": sgf_points(best.best), "log_likelihood": best.best_log_likelihood,
+    return {"inferred": coords.lz_to_sgf(best.best), "log_likelihood": best.best_log_likelihood,
             "lgm": lgm(best.best_log_likelihood, n), "trial_lgms": trial_lgms,
             "trial_std": float(np.std(trial_lgms))}
 
@@ -95,10 +87,10 @@ def infer_arrangements(evaluator: PositionEvaluator, arrs: Sequence[Arrangement]
     """Anneal a batch of arrangements of one length; return one result dict per arrangement."""
     import torch
 
-    pairs = [(lz_indices(a.black), lz_indices(a.white)) for a in arrs]
+    pairs = [(coords.sgf_to_lz(a.black), coords.sgf_to_lz(a.white)) for a in arrs]
     results = anneal(evaluator, pairs, cfg, indices, stats, progress)
     n = arrs[0].n
-    actual = torch.tensor([lz_indices(a.actual) for a in arrs], dtype=torch.long)
+    actual = torch.tensor([coords.sgf_to_lz(a.actual) for a in arrs], dtype=torch.long)
     actual_ll = evaluator.sequence_log_probs(actual).sum(1).cpu().tolist()
     precision = evaluator.likelihood.precision
     out = []
@@ -219,8 +211,7 @@ def write_sgf(path: Path, moves: Sequence[str], comment: str, komi: Optional[flo
     node = root
     for i, m in enumerate(moves):
         node = node.new_child()
-        row, col = coords.from_sgf(m)
-        node.set_move("bw"[i % 2], (18 - row, col))  # sgfmill counts rows from the bottom
+        node.set_move("bw"[i % 2], coords.to_sgfmill(coords.from_sgf(m)))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(game.serialise())

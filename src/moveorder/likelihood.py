@@ -16,7 +16,7 @@ and sends only the rest to the network.  The cache changes speed, never
 results: a position's output does not depend on which other positions share
 its network batch (batches have one fixed size, padded).
 
-The model behind it is any file :func:`load_policy` reads: a Leela Zero
+The model behind it is any file :func:`moveorder.networks.load_policy` reads: a Leela Zero
 weights file (``.txt``, ``.txt.gz``, ``.zip``; the paper's ``best_v1``) or
 a checkpoint (``.pt``) from :mod:`moveorder.train`.
 """
@@ -30,23 +30,10 @@ from typing import Optional
 
 import torch
 
-from .features import HISTORY, PAD, N, planes_from_codes, position_codes
-from .networks import LeelaNet, load_leela, policy_probs
+from .coords import MOVES, POINTS
+from .features import HISTORY, PAD, planes_from_codes, position_codes
+from .networks import LeelaNet, load_policy, policy_probs
 from .settings import CACHE_SLOTS, PRECISIONS
-
-MOVES = N + 1  # 361 points and pass
-
-
-def load_policy(path: Path) -> LeelaNet:
-    """A policy network from a Leela Zero weights file or a moveorder checkpoint."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such network file")
-    if path.suffix == ".pt":
-        from .train import load_checkpoint
-
-        return load_checkpoint(path)
-    return load_leela(path)
 
 
 def default_device() -> str:
@@ -136,7 +123,7 @@ class PolicyLikelihood:
         self.evaluations -= pad
         if self.legal_only:
             legal = torch.ones_like(probs, dtype=torch.bool)
-            legal[:, :N] = codes[:, :N] == 0
+            legal[:, :POINTS] = codes[:, :POINTS] == 0
             probs = probs / (probs * legal).sum(1, keepdim=True)
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
@@ -320,4 +307,4 @@ class PositionEvaluator:
         return self.log_probs(sequences, rows, positions).view(B, n)
 
 
-__all__ = ["PolicyLikelihood", "PositionEvaluator", "InputHasher", "load_policy", "log", "PRECISIONS", "PAD"]
+__all__ = ["PolicyLikelihood", "PositionEvaluator", "InputHasher", "log", "PRECISIONS", "PAD"]

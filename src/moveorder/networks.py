@@ -23,15 +23,15 @@ import gzip
 import io
 import zipfile
 from pathlib import Path
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import torch
 from torch import nn
 
 from . import coords
+from .coords import MOVES, POINTS
 from .features import PLANES
 
-N = coords.SIZE * coords.SIZE
 BN_EPS = 1e-5
 
 
@@ -67,9 +67,9 @@ class LeelaNet(nn.Module):
         self.input = ConvBN(PLANES, filters, 3)
         self.tower = nn.Sequential(*[ResBlock(filters) for _ in range(blocks)])
         self.policy_conv = ConvBN(filters, 2, 1)
-        self.policy_fc = nn.Linear(2 * N, N + 1)
+        self.policy_fc = nn.Linear(2 * POINTS, MOVES)
         self.value_conv = ConvBN(filters, 1, 1)
-        self.value_fc1 = nn.Linear(N, 256)
+        self.value_fc1 = nn.Linear(POINTS, 256)
         self.value_fc2 = nn.Linear(256, 1)
 
     def trunk(self, x):
@@ -137,14 +137,40 @@ def load_leela(path: Path) -> LeelaNet:
     for layer in net.conv_layers():
         _set_convbn(layer, next(it), next(it), next(it), next(it))
     _set_convbn(net.policy_conv, next(it), next(it), next(it), next(it))
-    net.policy_fc.weight.data = torch.tensor(next(it)).view(N + 1, 2 * N)
+    net.policy_fc.weight.data = torch.tensor(next(it)).view(MOVES, 2 * POINTS)
     net.policy_fc.bias.data = torch.tensor(next(it))
     _set_convbn(net.value_conv, next(it), next(it), next(it), next(it))
-    net.value_fc1.weight.data = torch.tensor(next(it)).view(256, N)
+    net.value_fc1.weight.data = torch.tensor(next(it)).view(256, POINTS)
     net.value_fc1.bias.data = torch.tensor(next(it))
     net.value_fc2.weight.data = torch.tensor(next(it)).view(1, 256)
     net.value_fc2.bias.data = torch.tensor(next(it))
     return net.eval()
+
+
+def save_checkpoint(net: LeelaNet, path: Path, metrics: Optional[dict] = None) -> None:
+    """A trained network as moveorder's ``model.pt``: its size, weights and training metrics."""
+    torch.save({"kind": "leelanet", "blocks": net.blocks_n, "filters": net.filters,
+                "model": net.state_dict(), "metrics": metrics or {}}, path)
+
+
+def load_checkpoint(path: Path) -> LeelaNet:
+    """A ``model.pt`` written by :func:`save_checkpoint`, in eval mode on the CPU."""
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    if state.get("kind") != "leelanet":
+        raise ValueError(f"{path}: not a moveorder policy checkpoint")
+    net = LeelaNet(state["blocks"], state["filters"])
+    net.load_state_dict(state["model"])
+    return net.eval()
+
+
+def load_policy(path: Path) -> LeelaNet:
+    """A policy network from a Leela Zero weights file (.txt, .gz, .zip) or a moveorder ``model.pt``."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such network file")
+    if path.suffix == ".pt":
+        return load_checkpoint(path)
+    return load_leela(path)
 
 
 def _fmt(t: torch.Tensor) -> str:
@@ -193,11 +219,11 @@ def symmetry_planes(x: torch.Tensor, s: int) -> torch.Tensor:
 
 def _index_map(s: int) -> torch.Tensor:
     """``m[k]``: where point ``k`` goes under symmetry ``s`` (pass stays at 361)."""
-    grid = torch.arange(N).view(coords.SIZE, coords.SIZE)
+    grid = torch.arange(POINTS).view(coords.SIZE, coords.SIZE)
     moved = symmetry_planes(grid, s).flatten()  # moved[j] = source point at target j
-    m = torch.empty(N + 1, dtype=torch.long)
-    m[moved] = torch.arange(N)
-    m[N] = N
+    m = torch.empty(MOVES, dtype=torch.long)
+    m[moved] = torch.arange(POINTS)
+    m[coords.PASS_INDEX] = coords.PASS_INDEX
     return m
 
 
@@ -219,5 +245,5 @@ def parameter_count(net: nn.Module) -> int:
     return sum(p.numel() for p in net.parameters())
 
 
-__all__ = ["LeelaNet", "load_leela", "export_leela", "policy_probs", "symmetry_planes", "SYMMETRY_MAPS",
+__all__ = ["LeelaNet", "load_leela", "load_policy", "load_checkpoint", "save_checkpoint", "export_leela", "policy_probs", "symmetry_planes", "SYMMETRY_MAPS",
            "parameter_count"]

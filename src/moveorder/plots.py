@@ -123,13 +123,13 @@ def _board(ax, moves: Sequence[str], title: str, subtitle: str):
         ax.plot([0, 18], [k, k], color="k", lw=0.5, zorder=1)
         ax.plot([k, k], [0, 18], color="k", lw=0.5, zorder=1)
     for r, c in [(3, 3), (3, 9), (3, 15), (9, 3), (9, 9), (9, 15), (15, 3), (15, 9), (15, 15)]:
-        ax.plot(c, 18 - r, "k.", ms=4, zorder=1)
+        ax.plot(*coords.to_cartesian((r, c)), "k.", ms=4, zorder=1)
     for i, m in enumerate(moves):
-        r, c = coords.from_sgf(m)
+        x, y = coords.to_cartesian(coords.from_sgf(m))
         black = i % 2 == 0
-        ax.add_patch(plt.Circle((c, 18 - r), 0.47, facecolor="k" if black else "w", edgecolor="k", lw=0.6,
+        ax.add_patch(plt.Circle((x, y), 0.47, facecolor="k" if black else "w", edgecolor="k", lw=0.6,
                                 zorder=2))
-        ax.text(c, 18 - r, str(i + 1), ha="center", va="center", fontsize=6 if i < 99 else 5,
+        ax.text(x, y, str(i + 1), ha="center", va="center", fontsize=6 if i < 99 else 5,
                 color="w" if black else "k", zorder=3)
     ax.set_xticks(range(19))
     ax.set_xticklabels(list(coords.GTP_COLUMNS[:19]), fontsize=5)

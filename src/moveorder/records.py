@@ -27,7 +27,7 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from sgfmill import sgf, sgf_grammar
 
@@ -89,11 +89,11 @@ class Record:
     setup_empty: List[str] = field(default_factory=list, repr=False)
 
     def move_list(self) -> List[coords.Move]:
-        return moves_from_string(self.moves, self.size)
+        return coords.from_sgf_string(self.moves, self.size)
 
     def start_points(self) -> Tuple[List[coords.Point], List[coords.Point]]:
         """Black and white stones on the board before the first move."""
-        return moves_from_string(self.start_black, self.size), moves_from_string(self.start_white, self.size)
+        return coords.from_sgf_string(self.start_black, self.size), coords.from_sgf_string(self.start_white, self.size)
 
     def to_json(self) -> str:
         d = asdict(self)
@@ -108,14 +108,6 @@ class Record:
     @classmethod
     def from_json(cls, line: str) -> "Record":
         return cls(**json.loads(line))
-
-
-def moves_from_string(text: str, size: int = coords.SIZE) -> List[coords.Move]:
-    return [coords.from_sgf(text[i:i + 2], size) for i in range(0, len(text), 2)]
-
-
-def moves_to_string(moves: Iterable[coords.Move], size: int = coords.SIZE) -> str:
-    return "".join(coords.to_sgf(m, size) or "tt" for m in moves)
 
 
 def fox_komi(raw: str) -> Optional[float]:
@@ -314,7 +306,7 @@ def read_sgf(data: bytes, source: str) -> Record:
             colours.append(colour)
     komi = fox_komi(text("KM")) if root.has_property("KM") else None
     return Record(
-        id=record_id(source), source=source, size=size, moves=moves_to_string(moves, size),
+        id=record_id(source), source=source, size=size, moves=coords.to_sgf_string(moves, size),
         komi=komi, rules=text("RU"), handicap=handicap,
         black=text("PB"), white=text("PW"), black_rank=text("BR"), white_rank=text("WR"),
         date=text("DT"), result=text("RE"), setup=any(setup.values()), colours="".join(colours),
@@ -552,5 +544,5 @@ def load_records(path: Path) -> List[Record]:
 
 
 __all__ = ["REASONS", "Record", "RecordError", "Checked", "read_sgf", "qualify", "usable", "scan", "write_scan",
-           "check_input_folder", "load_records", "fox_komi", "moves_from_string", "moves_to_string",
+           "check_input_folder", "load_records", "fox_komi",
            "parse_point", "setup_points"]

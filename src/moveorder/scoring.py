@@ -25,10 +25,6 @@ from .loss import compact_analysis, move_losses, sequence_loss
 log = logging.getLogger(__name__)
 
 
-def gtp_moves(points: List[str]) -> List[List[str]]:
-    return [["B" if i % 2 == 0 else "W", coords.to_gtp(coords.from_sgf(p))] for i, p in enumerate(points)]
-
-
 def score_results(results: List[Dict], engine: Union[EnginePool, KataGoEngine], cache: AnalysisCache, visits: int, model: str,
                   rules: str = "chinese", default_komi: float = 7.5, delta_max: str = "best_move",
                   clamp: bool = False, progress: bool = False) -> Dict[str, object]:
@@ -49,7 +45,7 @@ def score_results(results: List[Dict], engine: Union[EnginePool, KataGoEngine], 
         komi = r.get("komi")
         komi = default_komi if komi is None else float(komi)
         for which in ("actual", "inferred"):
-            moves = gtp_moves(r[which])
+            moves = [["BW"[i % 2], v] for i, v in enumerate(coords.sgf_to_gtp(r[which]))]
             keys = [position_key(moves, t, komi, rules, visits, model) for t in range(len(moves) + 1)]
             total += len(keys)
             plan.append((r, which, keys))

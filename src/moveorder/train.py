@@ -38,8 +38,9 @@ from tqdm import tqdm
 
 from . import board as goboard
 from . import coords
-from .features import FLAT_OF_LZ, HISTORY, PLANES, N
-from .networks import SYMMETRY_MAPS, LeelaNet, export_leela, parameter_count
+from .coords import POINTS
+from .features import FLAT_OF_LZ, HISTORY, PLANES
+from .networks import SYMMETRY_MAPS, LeelaNet, export_leela, parameter_count, save_checkpoint
 from .records import Record, load_records
 
 log = logging.getLogger(__name__)
@@ -163,8 +164,8 @@ class PositionSampler:
         def cat(parts, dtype, shape=(0,)):
             return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(shape, dtype)
 
-        self.black = cat(black, np.uint8, (0, (N + 7) // 8))
-        self.white = cat(white, np.uint8, (0, (N + 7) // 8))
+        self.black = cat(black, np.uint8, (0, (POINTS + 7) // 8))
+        self.white = cat(white, np.uint8, (0, (POINTS + 7) // 8))
         self.board_row = cat(rows, np.int64)    # row of the board before each position's move
         self.move_no = cat(move_no, np.int64)   # moves played before it (history available)
         self.black_to_move = cat(btm, bool)
@@ -184,10 +185,10 @@ class PositionSampler:
         h = np.arange(HISTORY)
         valid = self.move_no[rows][:, None] >= h                                # (B, 8): before the first board: zeros
         k = np.where(valid, self.board_row[rows][:, None] - h, 0)
-        black = np.unpackbits(self.black[k], axis=-1, count=N).astype(bool) & valid[..., None]  # (B, 8, 361)
-        white = np.unpackbits(self.white[k], axis=-1, count=N).astype(bool) & valid[..., None]
+        black = np.unpackbits(self.black[k], axis=-1, count=POINTS).astype(bool) & valid[..., None]  # (B, 8, 361)
+        white = np.unpackbits(self.white[k], axis=-1, count=POINTS).astype(bool) & valid[..., None]
         btm = self.black_to_move[rows]
-        out = np.empty((len(rows), PLANES, N), dtype=np.float32)
+        out = np.empty((len(rows), PLANES, POINTS), dtype=np.float32)
         out[:, :HISTORY] = np.where(btm[:, None, None], black, white)
         out[:, HISTORY:2 * HISTORY] = np.where(btm[:, None, None], white, black)
         out[:, 16] = btm[:, None]
@@ -380,8 +381,7 @@ def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = N
                     "data_share": seconds["data"] / elapsed if elapsed else None,
                     "config": asdict(cfg)})
     net.eval().cpu()
-    torch.save({"kind": "leelanet", "blocks": cfg.blocks, "filters": cfg.filters,
-                "model": net.state_dict(), "metrics": metrics}, out_dir / "model.pt")
+    save_checkpoint(net, out_dir / "model.pt", metrics)
     export_leela(net, out_dir / "policy.txt.gz")
     (out_dir / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     log.info("held-out: top-1 %.3f, mean log-likelihood %.3f over %d positions; %.1f%% of step time "
@@ -394,11 +394,3 @@ def _model_settings(cfg: dict) -> dict:
     """The settings a checkpoint must agree on to be resumed (threads and checkpoint cadence may change)."""
     return {k: v for k, v in cfg.items() if k not in ("threads", "checkpoint_every")}
 
-
-def load_checkpoint(path: Path) -> LeelaNet:
-    state = torch.load(path, map_location="cpu", weights_only=False)
-    if state.get("kind") != "leelanet":
-        raise ValueError(f"{path}: not a moveorder policy checkpoint")
-    net = LeelaNet(state["blocks"], state["filters"])
-    net.load_state_dict(state["model"])
-    return net.eval()
