@@ -32,7 +32,8 @@ import torch
 import yaml
 
 from moveorder.records import load_records
-from moveorder.train import PositionSampler, TrainConfig, evaluate, split_games, train
+from moveorder.settings import TrainConfig
+from moveorder.train import PositionSampler, evaluate, split_games, train
 
 # main's training at commit 9f32ba9 (what quick.yaml ran before issue 15: 2,000 steps, about 7 minutes here)
 BEFORE = dict(steps=2000, lr=2e-3, warmup_steps=100, lr_schedule="cosine", value_head=True, symmetries=True,

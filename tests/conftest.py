@@ -64,7 +64,8 @@ def pro2_pool(tmp_path_factory):
 @pytest.fixture(scope="session")
 def trained(pro2_pool, tmp_path_factory):
     """A small network trained here (2 blocks x 16 filters, 300 steps) on real games."""
-    from moveorder.train import TrainConfig, train
+    from moveorder.settings import TrainConfig
+    from moveorder.train import train
 
     out = tmp_path_factory.mktemp("net")
     cfg = TrainConfig(blocks=2, filters=16, steps=300, batch_size=64, lr=3e-3, checkpoint_every=100, seed=1,

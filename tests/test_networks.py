@@ -13,7 +13,8 @@ from moveorder import coords
 from moveorder.features import board_history_planes, sequence_planes
 from moveorder.likelihood import PolicyLikelihood
 from moveorder.networks import load_leela, load_policy, policy_probs
-from moveorder.train import TrainConfig, game_data, train
+from moveorder.settings import TrainConfig
+from moveorder.train import game_data, train
 
 FIXTURE = SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz"
 SECOND = ["pd", "dp", "qp", "dd", "fq", "cn", "nq", "qf", "nc", "rd", "qc", "qi", "pl", "jp", "ep", "eq",

@@ -12,7 +12,8 @@ from moveorder import coords
 from moveorder.features import board_history_planes
 from moveorder.networks import SYMMETRY_MAPS, LeelaNet, symmetry_planes
 from moveorder.records import load_records, read_sgf
-from moveorder.train import PositionSampler, TrainConfig, autocast_dtype, game_data, lr_factor, split_games, train
+from moveorder.settings import TrainConfig
+from moveorder.train import PositionSampler, autocast_dtype, game_data, lr_factor, split_games, train
 from test_records import capture_at_30, handicap_sgf
 
 

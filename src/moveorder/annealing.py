@@ -281,6 +281,8 @@ def anneal(evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], cf
     """
     t0 = time.perf_counter()
     before = counters(evaluator)
+    if arrangements:
+        cfg = cfg.for_length(len(arrangements[0][0]) + len(arrangements[0][1]))
     if cfg.method == "beam":
         out = beam_results(evaluator, arrangements, cfg.beam_width)
         if stats is not None:

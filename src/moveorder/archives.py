@@ -156,6 +156,17 @@ def extract(volumes: Sequence[Path], dest: Path, fmt: str | None = None) -> None
                            f"{type(err).__name__}: {detail}") from err
 
 
+def unpack_inputs(files: Sequence[Path], dest: Path, fmt: str | None = None) -> List[Path]:
+    """A dataset's inputs into ``dest``: one local folder is copied as it is; anything else :func:`extract_all`."""
+    from .download import copy_tree_or_file
+
+    files = [Path(f) for f in files]
+    if len(files) == 1 and files[0].is_dir():
+        copy_tree_or_file(files[0], Path(dest))
+        return [Path(dest)]
+    return extract_all(files, dest, fmt)
+
+
 def extract_all(files: Sequence[Path], dest: Path, fmt: str | None = None) -> List[Path]:
     """Unpack every archive among ``files`` (volumes grouped) into ``dest/<archive name>/``.
 

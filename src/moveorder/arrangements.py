@@ -136,3 +136,40 @@ def write_jsonl(path: Path, items) -> None:
 def load_arrangements(path: Path) -> List[Arrangement]:
     with open(path, encoding="utf-8") as f:
         return [Arrangement.from_json(line) for line in f if line.strip()]
+
+
+def select_set(records_path: Path, set_name: str, count: int, seed: int, lengths: Sequence[int], out_dir: Path,
+               pool_path: Path, selection_path: Path, usable_path: Optional[Path] = None,
+               pool_report_path: Optional[Path] = None) -> Dict[str, int]:
+    """A set's evaluation games, clipped to each length (``out_dir/{n}m.jsonl``), its pool and their reports.
+
+    Only records long enough for every length are drawn from (passes are ruled
+    out by qualification).  ``selection_path``: CSV of the selected games'
+    metadata; ``pool_report_path``: CSV of where the pool's candidates went,
+    each counted once.  Returns the qualified count and those counts.
+    """
+    import csv
+
+    from .records import load_records
+
+    lengths = sorted(set(lengths))
+    records = [r for r in load_records(Path(records_path)) if len(r.moves) // 2 >= max(lengths)]
+    usable = load_records(Path(usable_path)) if usable_path else None
+    chosen = select_games(records, count, seed, set_name, leak_prefix=max(lengths), usable=usable)
+    for n in lengths:
+        write_jsonl(Path(out_dir) / f"{n}m.jsonl", [clip(r, n, set_name) for r in chosen["selected"]])
+    write_jsonl(Path(pool_path), chosen["pool"])
+    with open(selection_path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["set", "id", "source", "black", "white", "black_rank", "white_rank", "date", "komi"])
+        for r in chosen["selected"]:
+            w.writerow([set_name, r.id, r.source, r.black, r.white, r.black_rank, r.white_rank, r.date, r.komi])
+    pool_counts = {"candidates": chosen["usable"], "evaluation_games": chosen["evaluation"],
+                   "duplicates": chosen["duplicates"], "repeats_evaluation_opening": chosen["leaked"],
+                   "pool": len(chosen["pool"])}
+    if pool_report_path:
+        with open(pool_report_path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["what", "count"])
+            w.writerows(pool_counts.items())
+    return {"qualified": len(records), "selected": len(chosen["selected"]), **pool_counts}

@@ -1,22 +1,82 @@
-"""The ``moveorder`` command line: one sub-command per pipeline stage.
+"""The ``moveorder`` command line: one verb per pipeline stage.
 
 Every Snakemake rule calls one of these, so each stage also runs (and is
-tested) without Snakemake.  Run ``moveorder VERB --help`` for a verb's options.
+tested) without Snakemake.  The command line only parses and dispatches:
+each verb is a function ``cmd_VERB`` with its options beside it
+(``_VERB_options``), registered with :func:`verb`; the work itself happens
+in the package's modules, and every default comes from
+:mod:`moveorder.settings`.  Run ``moveorder VERB --help`` for a verb's options.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
+import json
 import logging
 import sys
+from dataclasses import fields
 from pathlib import Path
+from typing import Callable, Dict, Tuple
+
+from . import settings as S
 
 log = logging.getLogger("moveorder")
+
+#: name -> (help, options, command), in the order of ``moveorder --help``.
+VERBS: Dict[str, Tuple[str, Callable, Callable]] = {}
+
+
+def verb(name: str, help: str, options: Callable[[argparse.ArgumentParser], None]):
+    """Register ``cmd_VERB`` as the verb ``name``, with the function adding its options."""
+    def register(command: Callable[[argparse.Namespace], int]):
+        VERBS[name] = (help, options, command)
+        return command
+    return register
+
+
+def _int_at_least(low: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+        return value
+    parse.__name__ = f"whole number >= {low}"
+    return parse
+
+
+def _progress(a: argparse.Namespace) -> bool:
+    """Progress bars on stderr: on at a terminal, off under --quiet and when stderr goes to a log file."""
+    return not getattr(a, "quiet", False) and sys.stderr.isatty()
+
+
+def _quiet_option(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--quiet", action="store_true",
+                   help="no progress bar (it is shown only when stderr is a terminal anyway)")
+
+
+def _config_from(cls, a: argparse.Namespace):
+    """A settings dataclass from the options of the same names (the others keep their defaults)."""
+    return cls(**{f.name: getattr(a, f.name) for f in fields(cls) if hasattr(a, f.name)})
 
 
 # --- data stage --------------------------------------------------------------
 
+def _download_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--url", required=True, help="http(s) URL, file:// URL or local path")
+    s.add_argument("--dest", required=True, help="the file to write (renamed into place only when whole)")
+    s.add_argument("--sha256", default="",
+                   help="expected sha256 (64 hexadecimal digits, checked before downloading); default: none, "
+                        "the actual one is written to DEST.sha256")
+    s.add_argument("--mirror", default="",
+                   help="folder laid out as MIRROR/HOST/PATH to read http(s) URLs from; default: the network")
+    s.add_argument("--retries", type=_int_at_least(0), default=5, help="retries after a failed HTTP request")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+@verb("download", "fetch one file by URL (or from a mirror), checking its sha256", _download_options)
 def cmd_download(a: argparse.Namespace) -> int:
     from .download import fetch
 
@@ -25,25 +85,42 @@ def cmd_download(a: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_extract(a: argparse.Namespace) -> int:
-    from .archives import extract_all
-    from .download import copy_tree_or_file
+def _extract_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("files", nargs="+",
+                   help="archives, volumes (NAME.7z.001 ...), .sgf files (copied), or one local folder to copy")
+    s.add_argument("--dest", required=True,
+                   help="folder; each archive goes to DEST/ARCHIVE_NAME/ (nothing is left on an error)")
+    s.add_argument("--format", choices=["7z", "tar", "zip"], default=None,
+                   help="format of every file; default: from each file's name")
 
-    dest = Path(a.dest)
-    files = [Path(f) for f in a.files]
-    if len(files) == 1 and files[0].is_dir():
-        copy_tree_or_file(files[0], dest)
-    else:
-        for f in extract_all(files, dest, a.format):
-            log.info("unpacked %s", f)
+
+@verb("extract", "unpack archives (7z, multi-volume 7z, tar.*, zip) into a folder", _extract_options)
+def cmd_extract(a: argparse.Namespace) -> int:
+    from .archives import unpack_inputs
+
+    for f in unpack_inputs([Path(f) for f in a.files], Path(a.dest), a.format):
+        log.info("unpacked %s", f)
     return 0
 
 
-def _progress(a: argparse.Namespace) -> bool:
-    """Progress bars on stderr: on at a terminal, off under --quiet and when stderr goes to a log file."""
-    return not getattr(a, "quiet", False) and sys.stderr.isatty()
+def _filter_options(s: argparse.ArgumentParser) -> None:
+    d = S.FilterConfig()
+    s.add_argument("--input", required=True, help="folder holding the SGF files (searched recursively)")
+    s.add_argument("--qualified", required=True, help="JSONL of qualified records")
+    s.add_argument("--usable", default="",
+                   help="JSONL of every record usable for training (qualified included); default: none")
+    s.add_argument("--report", required=True, help="CSV: count of files by rejection reason")
+    s.add_argument("--rejected", required=True, help="CSV: every rejected file with its reason")
+    s.add_argument("--capture-free", type=_int_at_least(0), default=d.capture_free,
+                   help="no pass and no capture allowed in this many first moves")
+    s.add_argument("--min-moves", type=_int_at_least(0), default=d.min_moves, help="fewer moves than this: too_short")
+    s.add_argument("--workers", type=_int_at_least(1), default=1, help="processes parsing files")
+    s.add_argument("--include", nargs="*", default=[],
+                   help="glob patterns on paths relative to --input, e.g. '*/9p/*'; default: every file")
+    _quiet_option(s)
 
 
+@verb("filter", "parse every SGF below a folder and keep the games that qualify", _filter_options)
 def cmd_filter(a: argparse.Namespace) -> int:
     from .records import write_scan
 
@@ -57,133 +134,196 @@ def cmd_filter(a: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_select(a: argparse.Namespace) -> int:
-    from .arrangements import clip, select_games, write_jsonl
-    from .records import load_records
+def _select_options(s: argparse.ArgumentParser) -> None:
+    d = S.SelectConfig()
+    s.add_argument("--records", required=True, help="JSONL of qualified records (from filter)")
+    s.add_argument("--set", required=True, help="name of the set, e.g. pro")
+    s.add_argument("--count", type=_int_at_least(1), default=d.games, help="evaluation games to draw")
+    s.add_argument("--seed", type=int, default=0, help="seed of the draw")
+    s.add_argument("--lengths", type=_int_at_least(1), nargs="+", default=list(d.lengths),
+                   help="clip every selected game to each of these numbers of moves")
+    s.add_argument("--out-dir", required=True, help="writes {n}m.jsonl per length")
+    s.add_argument("--pool", required=True, help="JSONL: the training pool")
+    s.add_argument("--usable", default="",
+                   help="JSONL of the records usable for training: the pool is drawn from these "
+                        "(default: the qualified records)")
+    s.add_argument("--pool-report", default="", help="CSV: where the pool's candidates went; default: none")
+    s.add_argument("--selection", required=True, help="CSV: the selected games and their metadata")
 
-    records = load_records(Path(a.records))
-    lengths = sorted(set(a.lengths))
-    # Only games long enough for every length (and without early passes, which qualify ensures).
-    records = [r for r in records if len(r.moves) // 2 >= max(lengths)]
-    usable = load_records(Path(a.usable)) if a.usable else None
-    chosen = select_games(records, a.count, a.seed, a.set, leak_prefix=max(lengths), usable=usable)
-    out = Path(a.out_dir)
-    for n in lengths:
-        write_jsonl(out / f"{n}m.jsonl", [clip(r, n, a.set) for r in chosen["selected"]])
-    write_jsonl(Path(a.pool), chosen["pool"])
-    with open(a.selection, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["set", "id", "source", "black", "white", "black_rank", "white_rank", "date", "komi"])
-        for r in chosen["selected"]:
-            w.writerow([a.set, r.id, r.source, r.black, r.white, r.black_rank, r.white_rank, r.date, r.komi])
-    # Where the pool's candidates went: each is in the pool or counted once under one reason.
-    pool_counts = [("candidates", chosen["usable"]),
-                   ("evaluation_games", chosen["evaluation"]),
-                   ("duplicates", chosen["duplicates"]), ("repeats_evaluation_opening", chosen["leaked"]),
-                   ("pool", len(chosen["pool"]))]
-    if a.pool_report:
-        with open(a.pool_report, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(["what", "count"])
-            w.writerows(pool_counts)
-    log.info("%s: %d qualified, %d selected; pool %s", a.set, len(records), len(chosen["selected"]),
-             ", ".join(f"{k}={v}" for k, v in pool_counts))
+
+@verb("select", "pick evaluation games, clip them, and write the training pool", _select_options)
+def cmd_select(a: argparse.Namespace) -> int:
+    from .arrangements import select_set
+
+    counts = select_set(Path(a.records), a.set, a.count, a.seed, a.lengths, Path(a.out_dir), Path(a.pool),
+                        Path(a.selection), Path(a.usable) if a.usable else None,
+                        Path(a.pool_report) if a.pool_report else None)
+    pool = {k: v for k, v in counts.items() if k not in ("qualified", "selected")}
+    log.info("%s: %d qualified, %d selected; pool %s", a.set, counts["qualified"], counts["selected"],
+             ", ".join(f"{k}={v}" for k, v in pool.items()))
     return 0
 
 
 # --- networks -------------------------------------------------------------------
 
-def cmd_train_policy(a: argparse.Namespace) -> int:
-    from .train import TrainConfig, train
+def _train_policy_options(s: argparse.ArgumentParser) -> None:
+    d = S.TrainConfig()
+    s.add_argument("--pool", required=True, help="JSONL records (the data stage's training pool)")
+    s.add_argument("--out-dir", required=True, help="writes model.pt, policy.txt.gz, metrics.json")
+    s.add_argument("--blocks", type=_int_at_least(1), default=d.blocks, help="residual blocks")
+    s.add_argument("--filters", type=_int_at_least(1), default=d.filters, help="filters per convolution")
+    s.add_argument("--steps", type=_int_at_least(1), default=d.steps, help="training steps")
+    s.add_argument("--batch-size", type=_int_at_least(1), default=d.batch_size, help="positions per step")
+    s.add_argument("--lr", type=float, default=d.lr, help="peak learning rate (AdamW)")
+    s.add_argument("--warmup-steps", type=_int_at_least(0), default=d.warmup_steps,
+                   help="linear learning-rate warm-up over these steps")
+    s.add_argument("--lr-schedule", choices=S.LR_SCHEDULES, default=d.lr_schedule,
+                   help="after warm-up: cosine decay to 0 at the last step, or constant")
+    s.add_argument("--value-head", action=argparse.BooleanOptionalAction, default=d.value_head,
+                   help="train the value head too (the likelihood needs only the policy)")
+    s.add_argument("--symmetries", action=argparse.BooleanOptionalAction, default=d.symmetries,
+                   help="turn each sample by one of the board's 8 symmetries, drawn at random")
+    s.add_argument("--precision", choices=S.TRAIN_PRECISIONS, default=d.precision,
+                   help="forward/backward under bfloat16 autocast, or not; auto: bfloat16 on a GPU and on a "
+                        "CPU with native bfloat16 (AVX512-BF16, AMX)")
+    s.add_argument("--heldout-fraction", type=float, default=d.heldout_fraction,
+                   help="fraction of games held out for metrics")
+    s.add_argument("--checkpoint-every", type=_int_at_least(1), default=d.checkpoint_every,
+                   help="steps between checkpoints (a rerun resumes from the last one)")
+    s.add_argument("--seed", type=int, default=d.seed, help="seed of the split, the batches and the weights")
+    s.add_argument("--threads", type=_int_at_least(0), default=d.threads,
+                   help="torch CPU threads; 0: torch's default")
+    s.add_argument("--device", default=None, help="cpu, cuda, ...; default: a GPU if there is one")
+    _quiet_option(s)
 
-    cfg = TrainConfig(blocks=a.blocks, filters=a.filters, steps=a.steps, batch_size=a.batch_size, lr=a.lr,
-                      warmup_steps=a.warmup_steps, lr_schedule=a.lr_schedule, value_head=a.value_head,
-                      symmetries=a.symmetries, precision=a.precision, checkpoint_every=a.checkpoint_every,
-                      seed=a.seed, threads=a.threads, heldout_fraction=a.heldout_fraction)
-    train(Path(a.pool), Path(a.out_dir), cfg, device=a.device, progress=_progress(a))
+
+@verb("train-policy", "train a Leela-Zero-architecture policy network on a pool", _train_policy_options)
+def cmd_train_policy(a: argparse.Namespace) -> int:
+    from .train import train
+
+    train(Path(a.pool), Path(a.out_dir), _config_from(S.TrainConfig, a), device=a.device, progress=_progress(a))
     return 0
 
 
-def cmd_cross_level(a: argparse.Namespace) -> int:
-    import torch
+def _cross_level_options(s: argparse.ArgumentParser) -> None:
+    d = S.TrainConfig()
+    s.add_argument("--network", nargs=2, action="append", required=True, metavar=("NAME", "MODEL_PT"),
+                   help="a trained network (model.pt of train-policy); NAME trained-SET marks its own level")
+    s.add_argument("--heldout", nargs=2, action="append", required=True, metavar=("SET", "POOL"),
+                   help="a set's training pool; its held-out games are split off as train-policy does")
+    s.add_argument("--inferred", nargs=4, action="append", default=[], metavar=("SET", "N", "NETWORK", "CSV"),
+                   help="an inference table (infer-set) of SET at N moves with NETWORK; default: none")
+    s.add_argument("--heldout-fraction", type=float, default=d.heldout_fraction, help="as given to train-policy")
+    s.add_argument("--seed", type=int, default=d.seed, help="as given to train-policy")
+    s.add_argument("--positions", type=_int_at_least(1), default=d.heldout_positions,
+                   help="held-out positions per set (training's number)")
+    s.add_argument("--threads", type=_int_at_least(0), default=0, help="torch CPU threads; 0: torch's default")
+    s.add_argument("--table", required=True, help="CSV: network, set, held-out top-1 and log-likelihood")
+    s.add_argument("--inference-table", required=True, help="CSV: LGM slope and share on/above y=x per run")
+    s.add_argument("--markdown", required=True, help="both tables as markdown")
 
+
+@verb("cross-level", "every trained network on every set's held-out games (and inference runs)",
+      _cross_level_options)
+def cmd_cross_level(a: argparse.Namespace) -> int:
     from .cross_level import write_tables
 
-    if a.threads:
-        torch.set_num_threads(a.threads)
-    held, inf = write_tables({name: Path(path) for name, path in a.network},
-                             {s: Path(path) for s, path in a.heldout},
-                             [(s, int(n), net, Path(path)) for s, n, net, path in a.inferred],
-                             a.heldout_fraction, a.seed, Path(a.table), Path(a.inference_table),
-                             Path(a.markdown), positions=a.positions)
+    held, _ = write_tables({name: Path(path) for name, path in a.network},
+                           {s: Path(path) for s, path in a.heldout},
+                           [(s, int(n), net, Path(path)) for s, n, net, path in a.inferred],
+                           a.heldout_fraction, a.seed, Path(a.table), Path(a.inference_table),
+                           Path(a.markdown), positions=a.positions, threads=a.threads)
     for r in held.itertuples():
         log.info("%s on %s held-out games: top-1 %.3f, mean log-likelihood %.3f", r.network, r.set,
                  r.top1_accuracy, r.mean_log_likelihood)
     return 0
 
 
+def _policy_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("network", help="Leela Zero weights (.txt/.gz/.zip) or a moveorder .pt")
+    s.add_argument("moves", nargs="*", help="GTP vertices, Black first; default: the empty board")
+    s.add_argument("--average", action="store_true", help="average the 8 symmetries")
+
+
+@verb("policy", "print a network's policy (permille) after GTP moves, like leelaz heatmap", _policy_options)
 def cmd_policy(a: argparse.Namespace) -> int:
-    """Print the network's policy after some moves, as Leela Zero's `heatmap` does (permille)."""
-    import torch
-
     from . import coords
-    from .features import sequence_planes
-    from .likelihood import PolicyLikelihood
+    from .likelihood import policy_heatmap
 
-    model = PolicyLikelihood.from_file(Path(a.network), device="cpu", average_symmetries=a.average)
-    moves = [coords.from_gtp(m) for m in a.moves]
-    seq = torch.tensor([[coords.to_lz(m) for m in moves] + [0]])
-    planes = sequence_planes(seq, torch.tensor([[len(moves)]]))
-    probs = model.probs_of_planes(planes.view(1, 18, 19, 19))[0]
-    occupied = {coords.to_lz(m) for m in moves}
-    for lz_row in range(18, -1, -1):
-        print(" ".join(f"{0 if lz_row * 19 + c in occupied else int(probs[lz_row * 19 + c] * 1000):3d}"
-                       for c in range(19)))
-    print(f"pass: {int(probs[361] * 1000)}")
+    print(policy_heatmap(Path(a.network), [coords.from_gtp(m) for m in a.moves], a.average))
     return 0
 
 
 # --- inference ------------------------------------------------------------------
 
-def _anneal_config(a: argparse.Namespace, n: int):
-    from .settings import AnnealConfig, iterations_for
-
-    return AnnealConfig(iterations=a.iterations or iterations_for(n), trials=a.trials, init=a.init,
-                        neighbour=a.neighbour, t_start=a.t_start, t_end=a.t_end, schedule=a.schedule, seed=a.seed,
-                        method=a.method, beam_width=a.beam_width)
+def _anneal_options(s: argparse.ArgumentParser) -> None:
+    d, p = S.AnnealConfig(), S.PolicyConfig()
+    paper = ", ".join(f"{v:,} for {k} moves" for k, v in S.PAPER_ITERATIONS.items())
+    s.add_argument("--network", required=True, help="Leela Zero weights (.txt/.gz/.zip) or a moveorder .pt")
+    s.add_argument("--iterations", type=_int_at_least(1), default=d.iterations,
+                   help=f"iterations per trial (default: the paper's, {paper}; other lengths the nearest's)")
+    s.add_argument("--trials", type=_int_at_least(1), default=d.trials,
+                   help="independent chains per arrangement; the most likely result is kept (default: %(default)s)")
+    s.add_argument("--method", choices=S.METHODS, default=d.method,
+                   help="anneal: the paper's; beam: beam search alone; beam+anneal: annealing started from the "
+                   "beam's best orders, one a trial (default: %(default)s)")
+    s.add_argument("--beam-width", type=_int_at_least(1), default=d.beam_width,
+                   help="prefixes the beam keeps per move number (method beam, init beam) (default: %(default)s)")
+    s.add_argument("--init", choices=S.INITS, default=d.init, help="initial order (default: %(default)s)")
+    s.add_argument("--neighbour", choices=S.NEIGHBOURS, default=d.neighbour,
+                   help="neighbour operator; mix = swp2, mov2, rot3 in turn (default: %(default)s)")
+    s.add_argument("--t-start", type=float, default=d.t_start, help="temperature at the first iteration "
+                   "(default: %(default)s)")
+    s.add_argument("--t-end", type=float, default=d.t_end, help="temperature at the last iteration "
+                   "(default: %(default)s)")
+    s.add_argument("--schedule", choices=S.SCHEDULES, default=d.schedule,
+                   help="how the temperature falls (default: %(default)s)")
+    s.add_argument("--seed", type=int, default=d.seed, help="every random draw follows from it "
+                   "(default: %(default)s)")
+    s.add_argument("--cache-size", type=_int_at_least(0), default=p.cache_size,
+                   help=f"slots of the position cache, 1.4 kB each; 0: no cache (default: {S.CACHE_SLOTS} on a "
+                   "CPU, where it pays; 0 on a GPU, where it is not measured yet)")
+    s.add_argument("--average-symmetries", action="store_true", help="mean of the 8 symmetries' softmax")
+    s.add_argument("--legal-only", action="store_true", help="renormalise over empty points and pass")
+    s.add_argument("--precision", choices=S.PRECISIONS, default=p.precision,
+                   help="network arithmetic; tf32 needs a CUDA device (default: %(default)s)")
+    s.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: a GPU if there is one)")
+    s.add_argument("--max-batch", type=_int_at_least(1), default=None,
+                   help="positions per network call (default: 64 on a CPU, 1024 on a GPU)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _evaluator(a: argparse.Namespace):
-    from .likelihood import PolicyLikelihood, PositionEvaluator, default_cache_size
+    from .likelihood import evaluator_from_file
 
-    model = PolicyLikelihood.from_file(Path(a.network), device=a.device, average_symmetries=a.average_symmetries,
-                                       legal_only=a.legal_only, max_batch=a.max_batch, precision=a.precision)
-    return PositionEvaluator(model, cache_size=default_cache_size(model.device) if a.cache_size is None
-                             else a.cache_size)
-
-
-def _settings(a: argparse.Namespace, cfg) -> str:
-    if cfg.method == "beam":
-        return f"network {a.network}; beam search, width {cfg.beam_width}; precision {a.precision}"
-    beam = f"beam width {cfg.beam_width}, " if cfg.init == "beam" else ""
-    return (f"network {a.network}; {cfg.method}: init {cfg.init}, {beam}neighbour {cfg.neighbour}, "
-            f"{cfg.iterations} iterations, {cfg.trials} trials, T {cfg.t_start}->{cfg.t_end} ({cfg.schedule}), seed {cfg.seed}, "
-            f"precision {a.precision}")
+    return evaluator_from_file(Path(a.network), device=a.device, average_symmetries=a.average_symmetries,
+                               legal_only=a.legal_only, max_batch=a.max_batch, precision=a.precision,
+                               cache_size=a.cache_size)
 
 
+def _infer_set_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--arrangements", required=True, help="JSONL of arrangements (from select)")
+    s.add_argument("--out", required=True, help="JSONL, one result per arrangement (resumed if present)")
+    s.add_argument("--table", required=True, help="CSV table")
+    s.add_argument("--sgf-dir", default="", help="write each inferred sequence as an SGF file here; default: none")
+    s.add_argument("--stats", default="", help="JSON: evaluations, cache hits, time; default: none")
+    s.add_argument("--chunk", type=_int_at_least(1), default=S.PolicyConfig().chunk,
+                   help="arrangements per batch (and per resume unit)")
+    _anneal_options(s)
+
+
+@verb("infer-set", "infer the order of play for every arrangement of a file", _infer_set_options)
 def cmd_infer_set(a: argparse.Namespace) -> int:
-    import json
-
     from .arrangements import load_arrangements
-    from .inference import infer_set, load_results, write_table
+    from .inference import describe, infer_set, load_results, write_table
 
     arrs = load_arrangements(Path(a.arrangements))
     if not arrs:
         raise ValueError(f"{a.arrangements}: no arrangements")
-    cfg = _anneal_config(a, arrs[0].n)
+    cfg = _config_from(S.AnnealConfig, a).for_length(arrs[0].n)
     evaluator = _evaluator(a)
     stats = infer_set(Path(a.arrangements), Path(a.out), evaluator, cfg, chunk=a.chunk, progress=not a.quiet)
-    settings = _settings(a, cfg)
+    settings = describe(a.network, cfg, a.precision)
     write_table(load_results(Path(a.out)), Path(a.table), Path(a.sgf_dir) if a.sgf_dir else None,
                 network=a.network, settings=settings)
     if a.stats:
@@ -192,80 +332,39 @@ def cmd_infer_set(a: argparse.Namespace) -> int:
     return 0
 
 
+def _infer_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("position", help="SGF: a position as setup stones (AB/AW, no moves), or a game record "
+                                    "without setup stones (its position after --moves moves)")
+    s.add_argument("-o", "--output", required=True,
+                   help="the ordered game record to write (SGF; keeps the input's komi and players)")
+    s.add_argument("--moves", type=int, default=None,
+                   help="take the record's position after this many moves (1 .. the record's moves); "
+                        "default: a file of setup stones is the position, a record is taken after its last move")
+    _anneal_options(s)
+
+
+@verb("infer", "infer how one position was played: SGF in, ordered SGF out", _infer_options)
 def cmd_infer(a: argparse.Namespace) -> int:
     from . import coords
-    from .arrangements import Arrangement
-    from .inference import check_output, check_position, read_position, write_sgf
+    from .inference import infer_position
 
-    # Every check on the input and the output runs before the search does.
-    pos = read_position(Path(a.position), a.moves)
-    black, white = pos.black, pos.white
-    check_position(black, white, a.position)
-    check_output(Path(a.output), Path(a.position))
-    n = len(black) + len(white)
-    cfg = _anneal_config(a, n)
-    arr = Arrangement(id="position", set="cli", n=n, black=sorted(coords.to_sgf(p) for p in black),
-                      white=sorted(coords.to_sgf(p) for p in white), actual=[])
-    row = _infer_one(arr, cfg, a)
-    write_sgf(Path(a.output), row["inferred"],
-              f"moveorder: inferred order of play for {a.position}. LGM {row['lgm']:.4f}; "
-              f"trials {', '.join(f'{x:.4f}' for x in row['trial_lgms'])}. {_settings(a, cfg)}",
-              komi=pos.komi, black=pos.black_player, white=pos.white_player)
-    print(" ".join(coords.to_gtp(coords.from_sgf(m)) for m in row["inferred"]))
+    row = infer_position(a.position, Path(a.output), a.moves, _config_from(S.AnnealConfig, a),
+                         lambda: _evaluator(a), a.network, a.precision, progress=not a.quiet)
+    print(" ".join(coords.sgf_to_gtp(row["inferred"])))
     print(f"LGM {row['lgm']:.4f}  ->  {a.output}")
     return 0
 
 
-def _infer_one(arr, cfg, a):
-    from .annealing import anneal
-    from .inference import best_of_trials, lz_indices, progress_bar
-
-    with progress_bar(cfg.iterations, "infer", enabled=not a.quiet) as bar:
-        trials = anneal(_evaluator(a), [(lz_indices(arr.black), lz_indices(arr.white))], cfg, progress=bar)[0]
-    return best_of_trials(trials, arr.n)
-
-
-def _add_anneal_options(s: argparse.ArgumentParser) -> None:
-    from .settings import CACHE_SLOTS, INITS, METHODS, NEIGHBOURS, PAPER_ITERATIONS, PRECISIONS, SCHEDULES, AnnealConfig
-
-    d = AnnealConfig()
-    paper = ", ".join(f"{v:,} for {k} moves" for k, v in PAPER_ITERATIONS.items())
-    s.add_argument("--network", required=True, help="Leela Zero weights (.txt/.gz/.zip) or a moveorder .pt")
-    s.add_argument("--iterations", type=_int_at_least(1), default=None,
-                   help=f"iterations per trial (default: the paper's, {paper}; other lengths the nearest's)")
-    s.add_argument("--trials", type=_int_at_least(1), default=d.trials,
-                   help="independent chains per arrangement; the most likely result is kept (default: %(default)s)")
-    s.add_argument("--method", choices=METHODS, default=d.method,
-                   help="anneal: the paper's; beam: beam search alone; beam+anneal: annealing started from the "
-                   "beam's best orders, one a trial (default: %(default)s)")
-    s.add_argument("--beam-width", type=_int_at_least(1), default=d.beam_width,
-                   help="prefixes the beam keeps per move number (method beam, init beam) (default: %(default)s)")
-    s.add_argument("--init", choices=INITS, default=d.init, help="initial order (default: %(default)s)")
-    s.add_argument("--neighbour", choices=NEIGHBOURS, default=d.neighbour,
-                   help="neighbour operator; mix = swp2, mov2, rot3 in turn (default: %(default)s)")
-    s.add_argument("--t-start", type=float, default=d.t_start, help="temperature at the first iteration "
-                   "(default: %(default)s)")
-    s.add_argument("--t-end", type=float, default=d.t_end, help="temperature at the last iteration "
-                   "(default: %(default)s)")
-    s.add_argument("--schedule", choices=SCHEDULES, default=d.schedule,
-                   help="how the temperature falls (default: %(default)s)")
-    s.add_argument("--seed", type=int, default=d.seed, help="every random draw follows from it "
-                   "(default: %(default)s)")
-    s.add_argument("--cache-size", type=_int_at_least(0), default=None,
-                   help=f"slots of the position cache, 1.4 kB each; 0: no cache (default: {CACHE_SLOTS} on a CPU, "
-                   "where it pays; 0 on a GPU, where it is not measured yet)")
-    s.add_argument("--average-symmetries", action="store_true", help="mean of the 8 symmetries' softmax")
-    s.add_argument("--legal-only", action="store_true", help="renormalise over empty points and pass")
-    s.add_argument("--precision", choices=PRECISIONS, default=PRECISIONS[0],
-                   help="network arithmetic; tf32 needs a CUDA device (default: %(default)s)")
-    s.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: a GPU if there is one)")
-    s.add_argument("--max-batch", type=_int_at_least(1), default=None,
-                   help="positions per network call (default: 64 on a CPU, 1024 on a GPU)")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
 # --- KataGo -------------------------------------------------------------------------
 
+def _install_katago_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--dest", required=True, help="folder; writes DEST/bin/katago, models/, opencl-tune.txt")
+    s.add_argument("--binary", default="", help="use this KataGo binary; default: the katrain wheel's")
+    s.add_argument("--wheel", default="",
+                   help="a katrain-1.20.0 wheel already downloaded; default: pip downloads it")
+
+
+@verb("install-katago", "install KataGo (from the katrain wheel, or a binary you have)", _install_katago_options)
 def cmd_install_katago(a: argparse.Namespace) -> int:
     from .katago_install import install_from_katrain, link_user_binary
 
@@ -276,30 +375,46 @@ def cmd_install_katago(a: argparse.Namespace) -> int:
     return 0
 
 
+def _score_options(s: argparse.ArgumentParser) -> None:
+    d = S.ScoreConfig()
+    s.add_argument("--results", required=True, help="JSONL from infer-set")
+    s.add_argument("--katago", required=True, help="KataGo binary (or the installed wrapper)")
+    s.add_argument("--model", required=True, help="KataGo model file (.bin.gz)")
+    s.add_argument("--tuner", default="",
+                   help="OpenCL tuning file (skips KataGo's autotuning); default: none, KataGo tunes itself")
+    s.add_argument("--visits", type=_int_at_least(1), default=d.visits, help="KataGo visits per position")
+    s.add_argument("--rules", default=d.rules, help="KataGo rules")
+    s.add_argument("--komi", type=float, default=d.komi, help="komi when a record gives none")
+    s.add_argument("--delta-max", choices=S.DELTA_MAX, default=d.delta_max,
+                   help="the best score lead at a position: its best move's, or the root's")
+    s.add_argument("--clamp", action="store_true", help="clamp each move's loss at zero")
+    s.add_argument("--threads", type=_int_at_least(1), default=d.threads,
+                   help="KataGo processes, each analysing one position at a time from an empty network cache "
+                        "(with --shared-cache: analysis threads of one process)")
+    s.add_argument("--shared-cache", action="store_true",
+                   help="one KataGo process whose analysis threads share its network cache and batches: faster "
+                        "on a GPU with --max-batch > 1, but a position's leads then depend on what was analysed "
+                        "before it, so losses change from run to run")
+    s.add_argument("--max-batch", type=_int_at_least(1), default=d.max_batch,
+                   help="KataGo's nnMaxBatchSize; more than 1 needs --shared-cache")
+    s.add_argument("--timeout", type=float, default=d.timeout,
+                   help="give up (an error) after this many seconds without a reply from KataGo")
+    s.add_argument("--cache", default="",
+                   help="JSONL cache of finished analyses (a rerun resumes from it); default: none")
+    s.add_argument("--work-dir", required=True, help="for the engine's config and stderr log")
+    s.add_argument("--table", required=True, help="CSV: losses per arrangement")
+    s.add_argument("--moves-table", required=True, help="CSV: losses per move")
+    s.add_argument("--stats", default="", help="JSON: positions, distinct, analysed, seconds; default: none")
+    _quiet_option(s)
+
+
+@verb("score", "KataGo losses of the actual and inferred sequences of an inference result", _score_options)
 def cmd_score(a: argparse.Namespace) -> int:
-    from .inference import load_results
-    from .katago import AnalysisCache, EnginePool, KataGoEngine, analysis_config, default_env
-    from .scoring import score_results, write_scores
+    from .scoring import score_file, write_scores
 
-    if a.max_batch > 1 and not a.shared_cache:
-        raise SystemExit("moveorder score: --max-batch > 1 needs --shared-cache (batches are shared between "
-                         "analysis threads of one process)")
-    results = load_results(Path(a.results))
-    work = Path(a.work_dir)
-    settings = {"katago_model": Path(a.model).name, "visits": a.visits, "rules": a.rules,
-                "delta_max": a.delta_max, "clamp": a.clamp, "max_batch": a.max_batch,
-                "shared_cache": a.shared_cache}
-
-    def engine(i: int, threads: int = 1) -> KataGoEngine:
-        cfg = analysis_config(work / f"analysis-{i}.cfg", Path(a.tuner) if a.tuner else None,
-                              threads=threads, max_batch=a.max_batch)
-        return KataGoEngine.for_model(Path(a.katago), Path(a.model), cfg, stderr_log=work / f"stderr-{i}.log",
-                                      timeout=a.timeout, env=default_env())
-
-    with (engine(0, a.threads) if a.shared_cache else EnginePool(engine, a.threads)) as analyser:
-        out = score_results(results, analyser, AnalysisCache(Path(a.cache) if a.cache else None), a.visits,
-                            a.model, rules=a.rules, default_komi=a.komi, delta_max=a.delta_max, clamp=a.clamp,
-                            progress=_progress(a))
+    out, settings = score_file(Path(a.results), Path(a.katago), a.model, Path(a.work_dir),
+                               _config_from(S.ScoreConfig, a), tuner=Path(a.tuner) if a.tuner else None,
+                               cache=Path(a.cache) if a.cache else None, progress=_progress(a))
     write_scores(out, Path(a.table), Path(a.moves_table), Path(a.stats) if a.stats else None, settings)
     log.info("%d positions, %d distinct, %d analysed in %.1f s", out["positions"], out["unique"],
              out["analysed"], out["seconds"])
@@ -308,6 +423,25 @@ def cmd_score(a: argparse.Namespace) -> int:
 
 # --- figures and tables ---------------------------------------------------------------
 
+def _report_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--entry", nargs=4, action="append", required=True,
+                   metavar=("SET", "N", "INFERRED_CSV", "SCORED_CSV"),
+                   help="one set and length: its inference table and its scored table (repeat for each)")
+    s.add_argument("--paper", required=True, help="the paper's published numbers (config/paper_results.yaml)")
+    s.add_argument("--out-dir", required=True, help="summary.csv/.md, paper_comparison.csv/.md")
+    s.add_argument("--figures", required=True, help="folder for the figures")
+    s.add_argument("--network", default="", help="the network every set was inferred with; default: none")
+    s.add_argument("--set-network", nargs="*", default=[],
+                   help="SET=NETWORK pairs: the network each set was inferred with (instead of --network); "
+                        "default: none")
+    s.add_argument("--cross-level", default="",
+                   help="markdown of cross-level to append to summary.md; default: none")
+    s.add_argument("--dataset", nargs="*", default=[], help="SET=description pairs for the tables; default: none")
+    s.add_argument("--note", default="", help="a line naming the configuration, printed under figures; default: none")
+    s.add_argument("--examples", type=_int_at_least(0), default=3, help="example sequences drawn per set")
+
+
+@verb("report", "summary tables, the paper comparison and every figure of a run", _report_options)
 def cmd_report(a: argparse.Namespace) -> int:
     from .report import make_report
 
@@ -319,23 +453,23 @@ def cmd_report(a: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep_summary_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--name", required=True, help="the sweep's name")
+    s.add_argument("--run", nargs=2, action="append", required=True, metavar=("LABEL", "INFERRED_CSV"),
+                   help="one run of the sweep: its label (AXIS=VALUE) and its inference table (repeat)")
+    s.add_argument("--metric", default="lgm_slope", help="the summary column the figure shows")
+    s.add_argument("--paper", default="", help="the paper's numbers (config/paper_results.yaml); default: none")
+    s.add_argument("--paper-key", default="", help="the ablation's key in --paper; default: none")
+    s.add_argument("--table", required=True, help="CSV: one row per run")
+    s.add_argument("--figure", required=True, help="PNG path (a PDF is written beside it)")
+
+
+@verb("sweep-summary", "aggregate the runs of a sweep into a table and an ablation figure", _sweep_summary_options)
 def cmd_sweep_summary(a: argparse.Namespace) -> int:
-    import pandas as pd
-    import yaml
+    from .sweeps import summarize_sweep
 
-    from .metrics import summarize
-    from .plots import ablation_bars
-
-    rows, values = [], {}
-    for label, path in a.run:
-        row = {"run": label, "path": path, **summarize(pd.read_csv(path))}
-        rows.append(row)
-        values[label.split("=", 1)[-1] if label.count("=") == 1 else label] = row[a.metric]
-    pd.DataFrame(rows).to_csv(a.table, index=False)
-    paper = None
-    if a.paper_key:
-        paper = yaml.safe_load(Path(a.paper).read_text())["ablations"].get(a.paper_key)
-    ablation_bars(values, Path(a.figure).with_suffix(""), a.metric.replace("_", " "), f"sweep {a.name}", paper)
+    summarize_sweep(a.name, [(label, Path(path)) for label, path in a.run], Path(a.table), Path(a.figure),
+                    a.metric, Path(a.paper) if a.paper else None, a.paper_key)
     return 0
 
 
@@ -355,221 +489,14 @@ class _Help(argparse.HelpFormatter):
         return f"{text} (default: {shown.replace('%', '%%')})".strip()
 
 
-def _int_at_least(low: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
-        return value
-    parse.__name__ = f"whole number >= {low}"
-    return parse
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="moveorder", description=__doc__.splitlines()[0], formatter_class=_Help)
     p.add_argument("-v", "--verbose", action="store_true", help="log debugging messages too")
     sub = p.add_subparsers(dest="verb", required=True)
-
-    def verb(name: str, help: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help, description=help, formatter_class=_Help)
-
-    s = verb("download", "fetch one file by URL (or from a mirror), checking its sha256")
-    s.add_argument("--url", required=True, help="http(s) URL, file:// URL or local path")
-    s.add_argument("--dest", required=True, help="the file to write (renamed into place only when whole)")
-    s.add_argument("--sha256", default="",
-                   help="expected sha256 (64 hexadecimal digits, checked before downloading); default: none, "
-                        "the actual one is written to DEST.sha256")
-    s.add_argument("--mirror", default="",
-                   help="folder laid out as MIRROR/HOST/PATH to read http(s) URLs from; default: the network")
-    s.add_argument("--retries", type=_int_at_least(0), default=5, help="retries after a failed HTTP request")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
-    s.set_defaults(func=cmd_download)
-
-    s = verb("extract", "unpack archives (7z, multi-volume 7z, tar.*, zip) into a folder")
-    s.add_argument("files", nargs="+",
-                   help="archives, volumes (NAME.7z.001 ...), .sgf files (copied), or one local folder to copy")
-    s.add_argument("--dest", required=True,
-                   help="folder; each archive goes to DEST/ARCHIVE_NAME/ (nothing is left on an error)")
-    s.add_argument("--format", choices=["7z", "tar", "zip"], default=None,
-                   help="format of every file; default: from each file's name")
-    s.set_defaults(func=cmd_extract)
-
-    s = verb("filter", "parse every SGF below a folder and keep the games that qualify")
-    s.add_argument("--input", required=True, help="folder holding the SGF files (searched recursively)")
-    s.add_argument("--qualified", required=True, help="JSONL of qualified records")
-    s.add_argument("--usable", default="", help="JSONL of every record usable for training (qualified included); default: none")
-    s.add_argument("--report", required=True, help="CSV: count of files by rejection reason")
-    s.add_argument("--rejected", required=True, help="CSV: every rejected file with its reason")
-    s.add_argument("--capture-free", type=_int_at_least(0), default=50,
-                   help="no pass and no capture allowed in this many first moves")
-    s.add_argument("--min-moves", type=_int_at_least(0), default=50, help="fewer moves than this: too_short")
-    s.add_argument("--workers", type=_int_at_least(1), default=1, help="processes parsing files")
-    s.add_argument("--include", nargs="*", default=[],
-                   help="glob patterns on paths relative to --input, e.g. '*/9p/*'; default: every file")
-    s.add_argument("--quiet", action="store_true",
-                   help="no progress bar (it is shown only when stderr is a terminal anyway)")
-    s.set_defaults(func=cmd_filter)
-
-    s = verb("select", "pick evaluation games, clip them, and write the training pool")
-    s.add_argument("--records", required=True, help="JSONL of qualified records (from filter)")
-    s.add_argument("--set", required=True, help="name of the set, e.g. pro")
-    s.add_argument("--count", type=_int_at_least(1), default=100, help="evaluation games to draw")
-    s.add_argument("--seed", type=int, default=0, help="seed of the draw")
-    s.add_argument("--lengths", type=_int_at_least(1), nargs="+", default=[20, 40],
-                   help="clip every selected game to each of these numbers of moves")
-    s.add_argument("--out-dir", required=True, help="writes {n}m.jsonl per length")
-    s.add_argument("--pool", required=True, help="JSONL: the training pool")
-    s.add_argument("--usable", default="",
-                   help="JSONL of the records usable for training: the pool is drawn from these "
-                        "(default: the qualified records)")
-    s.add_argument("--pool-report", default="", help="CSV: where the pool's candidates went; default: none")
-    s.add_argument("--selection", required=True, help="CSV: the selected games and their metadata")
-    s.set_defaults(func=cmd_select)
-
-    s = verb("train-policy", "train a Leela-Zero-architecture policy network on a pool")
-    s.add_argument("--pool", required=True, help="JSONL records (the data stage's training pool)")
-    s.add_argument("--out-dir", required=True, help="writes model.pt, policy.txt.gz, metrics.json")
-    s.add_argument("--blocks", type=_int_at_least(1), default=4, help="residual blocks")
-    s.add_argument("--filters", type=_int_at_least(1), default=32, help="filters per convolution")
-    s.add_argument("--steps", type=_int_at_least(1), default=3000, help="training steps")
-    s.add_argument("--batch-size", type=_int_at_least(1), default=128, help="positions per step")
-    s.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (AdamW)")
-    s.add_argument("--warmup-steps", type=_int_at_least(0), default=100,
-                   help="linear learning-rate warm-up over these steps")
-    s.add_argument("--lr-schedule", choices=["cosine", "constant"], default="cosine",
-                   help="after warm-up: cosine decay to 0 at the last step, or constant")
-    s.add_argument("--value-head", action=argparse.BooleanOptionalAction, default=True,
-                   help="train the value head too (the likelihood needs only the policy)")
-    s.add_argument("--symmetries", action=argparse.BooleanOptionalAction, default=True,
-                   help="turn each sample by one of the board's 8 symmetries, drawn at random")
-    s.add_argument("--precision", choices=["auto", "float32", "bfloat16"], default="auto",
-                   help="forward/backward under bfloat16 autocast, or not; auto: bfloat16 on a GPU and on a "
-                        "CPU with native bfloat16 (AVX512-BF16, AMX)")
-    s.add_argument("--heldout-fraction", type=float, default=0.05, help="fraction of games held out for metrics")
-    s.add_argument("--checkpoint-every", type=_int_at_least(1), default=500,
-                   help="steps between checkpoints (a rerun resumes from the last one)")
-    s.add_argument("--seed", type=int, default=0, help="seed of the split, the batches and the weights")
-    s.add_argument("--threads", type=_int_at_least(0), default=0, help="torch CPU threads; 0: torch's default")
-    s.add_argument("--device", default=None, help="cpu, cuda, ...; default: a GPU if there is one")
-    s.add_argument("--quiet", action="store_true",
-                   help="no progress bar (it is shown only when stderr is a terminal anyway)")
-    s.set_defaults(func=cmd_train_policy)
-
-    s = verb("cross-level", "every trained network on every set's held-out games (and inference runs)")
-    s.add_argument("--network", nargs=2, action="append", required=True, metavar=("NAME", "MODEL_PT"),
-                   help="a trained network (model.pt of train-policy); NAME trained-SET marks its own level")
-    s.add_argument("--heldout", nargs=2, action="append", required=True, metavar=("SET", "POOL"),
-                   help="a set's training pool; its held-out games are split off as train-policy does")
-    s.add_argument("--inferred", nargs=4, action="append", default=[], metavar=("SET", "N", "NETWORK", "CSV"),
-                   help="an inference table (infer-set) of SET at N moves with NETWORK; default: none")
-    s.add_argument("--heldout-fraction", type=float, default=0.05, help="as given to train-policy")
-    s.add_argument("--seed", type=int, default=0, help="as given to train-policy")
-    s.add_argument("--positions", type=_int_at_least(1), default=20000,
-                   help="held-out positions per set (training's number)")
-    s.add_argument("--threads", type=_int_at_least(0), default=0, help="torch CPU threads; 0: torch's default")
-    s.add_argument("--table", required=True, help="CSV: network, set, held-out top-1 and log-likelihood")
-    s.add_argument("--inference-table", required=True, help="CSV: LGM slope and share on/above y=x per run")
-    s.add_argument("--markdown", required=True, help="both tables as markdown")
-    s.set_defaults(func=cmd_cross_level)
-
-    s = verb("policy", "print a network's policy (permille) after GTP moves, like leelaz heatmap")
-    s.add_argument("network", help="Leela Zero weights (.txt/.gz/.zip) or a moveorder .pt")
-    s.add_argument("moves", nargs="*", help="GTP vertices, Black first; default: the empty board")
-    s.add_argument("--average", action="store_true", help="average the 8 symmetries")
-    s.set_defaults(func=cmd_policy)
-
-    s = verb("infer-set", "infer the order of play for every arrangement of a file")
-    s.add_argument("--arrangements", required=True, help="JSONL of arrangements (from select)")
-    s.add_argument("--out", required=True, help="JSONL, one result per arrangement (resumed if present)")
-    s.add_argument("--table", required=True, help="CSV table")
-    s.add_argument("--sgf-dir", default="", help="write each inferred sequence as an SGF file here; default: none")
-    s.add_argument("--stats", default="", help="JSON: evaluations, cache hits, time; default: none")
-    s.add_argument("--chunk", type=_int_at_least(1), default=20,
-                   help="arrangements per batch (and per resume unit)")
-    _add_anneal_options(s)
-    s.set_defaults(func=cmd_infer_set)
-
-    s = verb("infer", "infer how one position was played: SGF in, ordered SGF out")
-    s.add_argument("position", help="SGF: a position as setup stones (AB/AW, no moves), or a game record "
-                                    "without setup stones (its position after --moves moves)")
-    s.add_argument("-o", "--output", required=True,
-                   help="the ordered game record to write (SGF; keeps the input's komi and players)")
-    s.add_argument("--moves", type=int, default=None,
-                   help="take the record's position after this many moves (1 .. the record's moves); "
-                        "default: a file of setup stones is the position, a record is taken after its last move")
-    _add_anneal_options(s)
-    s.set_defaults(func=cmd_infer)
-
-    s = verb("install-katago", "install KataGo (from the katrain wheel, or a binary you have)")
-    s.add_argument("--dest", required=True, help="folder; writes DEST/bin/katago, models/, opencl-tune.txt")
-    s.add_argument("--binary", default="", help="use this KataGo binary; default: the katrain wheel's")
-    s.add_argument("--wheel", default="",
-                   help="a katrain-1.20.0 wheel already downloaded; default: pip downloads it")
-    s.set_defaults(func=cmd_install_katago)
-
-    s = verb("score", "KataGo losses of the actual and inferred sequences of an inference result")
-    s.add_argument("--results", required=True, help="JSONL from infer-set")
-    s.add_argument("--katago", required=True, help="KataGo binary (or the installed wrapper)")
-    s.add_argument("--model", required=True, help="KataGo model file (.bin.gz)")
-    s.add_argument("--tuner", default="",
-                   help="OpenCL tuning file (skips KataGo's autotuning); default: none, KataGo tunes itself")
-    s.add_argument("--visits", type=_int_at_least(1), default=16, help="KataGo visits per position")
-    s.add_argument("--rules", default="chinese", help="KataGo rules")
-    s.add_argument("--komi", type=float, default=7.5, help="komi when a record gives none")
-    s.add_argument("--delta-max", choices=["best_move", "root"], default="best_move",
-                   help="the best score lead at a position: its best move's, or the root's")
-    s.add_argument("--clamp", action="store_true", help="clamp each move's loss at zero")
-    s.add_argument("--threads", type=_int_at_least(1), default=2,
-                   help="KataGo processes, each analysing one position at a time from an empty network cache "
-                        "(with --shared-cache: analysis threads of one process)")
-    s.add_argument("--shared-cache", action="store_true",
-                   help="one KataGo process whose analysis threads share its network cache and batches: faster "
-                        "on a GPU with --max-batch > 1, but a position's leads then depend on what was analysed "
-                        "before it, so losses change from run to run")
-    s.add_argument("--max-batch", type=_int_at_least(1), default=1,
-                   help="KataGo's nnMaxBatchSize; more than 1 needs --shared-cache")
-    s.add_argument("--timeout", type=float, default=600,
-                   help="give up (an error) after this many seconds without a reply from KataGo")
-    s.add_argument("--cache", default="",
-                   help="JSONL cache of finished analyses (a rerun resumes from it); default: none")
-    s.add_argument("--work-dir", required=True, help="for the engine's config and stderr log")
-    s.add_argument("--table", required=True, help="CSV: losses per arrangement")
-    s.add_argument("--moves-table", required=True, help="CSV: losses per move")
-    s.add_argument("--stats", default="", help="JSON: positions, distinct, analysed, seconds; default: none")
-    s.add_argument("--quiet", action="store_true",
-                   help="no progress bar (it is shown only when stderr is a terminal anyway)")
-    s.set_defaults(func=cmd_score)
-
-    s = verb("report", "summary tables, the paper comparison and every figure of a run")
-    s.add_argument("--entry", nargs=4, action="append", required=True,
-                   metavar=("SET", "N", "INFERRED_CSV", "SCORED_CSV"),
-                   help="one set and length: its inference table and its scored table (repeat for each)")
-    s.add_argument("--paper", required=True, help="the paper's published numbers (config/paper_results.yaml)")
-    s.add_argument("--out-dir", required=True, help="summary.csv/.md, paper_comparison.csv/.md")
-    s.add_argument("--figures", required=True, help="folder for the figures")
-    s.add_argument("--network", default="", help="the network every set was inferred with; default: none")
-    s.add_argument("--set-network", nargs="*", default=[],
-                   help="SET=NETWORK pairs: the network each set was inferred with (instead of --network); default: none")
-    s.add_argument("--cross-level", default="",
-                   help="markdown of cross-level to append to summary.md; default: none")
-    s.add_argument("--dataset", nargs="*", default=[], help="SET=description pairs for the tables; default: none")
-    s.add_argument("--note", default="", help="a line naming the configuration, printed under figures; default: none")
-    s.add_argument("--examples", type=_int_at_least(0), default=3, help="example sequences drawn per set")
-    s.set_defaults(func=cmd_report)
-
-    s = verb("sweep-summary", "aggregate the runs of a sweep into a table and an ablation figure")
-    s.add_argument("--name", required=True, help="the sweep's name")
-    s.add_argument("--run", nargs=2, action="append", required=True, metavar=("LABEL", "INFERRED_CSV"),
-                   help="one run of the sweep: its label (AXIS=VALUE) and its inference table (repeat)")
-    s.add_argument("--metric", default="lgm_slope", help="the summary column the figure shows")
-    s.add_argument("--paper", default="", help="the paper's numbers (config/paper_results.yaml); default: none")
-    s.add_argument("--paper-key", default="", help="the ablation's key in --paper; default: none")
-    s.add_argument("--table", required=True, help="CSV: one row per run")
-    s.add_argument("--figure", required=True, help="PNG path (a PDF is written beside it)")
-    s.set_defaults(func=cmd_sweep_summary)
+    for name, (help, options, command) in VERBS.items():
+        s = sub.add_parser(name, help=help, description=help, formatter_class=_Help)
+        options(s)
+        s.set_defaults(func=command)
     return p
 
 

@@ -84,7 +84,10 @@ def markdown(heldout: pd.DataFrame, inference: pd.DataFrame) -> str:
 
 def write_tables(networks: Dict[str, Path], pools: Dict[str, Path], inferred: Sequence[Tuple[str, int, str, Path]],
                  fraction: float, seed: int, table: Path, inference_path: Path, markdown_path: Path,
-                 positions: int = 20000) -> Tuple[pd.DataFrame, pd.DataFrame]:
+                 positions: int = 20000, threads: int = 0) -> Tuple[pd.DataFrame, pd.DataFrame]:
+    """Both tables (CSV) and their markdown; ``threads``: torch CPU threads (0: torch's default)."""
+    if threads:
+        torch.set_num_threads(threads)
     held = heldout_table(networks, pools, fraction, seed, positions)
     inf = inference_table(inferred)
     for path in (table, inference_path, markdown_path):

@@ -22,7 +22,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -128,6 +128,8 @@ def infer_set(arrangements_path: Path, out_jsonl: Path, evaluator: PositionEvalu
                     break  # a line cut off by a kill: it and what follows are redone
         _truncate_to_complete_lines(out_jsonl)
     todo = [(i, a) for i, a in enumerate(arrs) if a.id not in done]
+    if arrs:
+        cfg = cfg.for_length(arrs[0].n)
     log.info("%s: %d arrangements, %d already inferred", arrangements_path, len(arrs), len(arrs) - len(todo))
     stats = AnnealStats()
     batches = [todo[k:k + chunk] for k in range(0, len(todo), chunk)]
@@ -182,13 +184,31 @@ def write_table(results: List[Dict], csv_path: Path, sgf_dir: Optional[Path] = N
                     | {"inferred": "".join(r["inferred"]), "actual": "".join(r["actual"]),
                        "trial_lgms": " ".join(f"{x:.6f}" for x in r["trial_lgms"]), "network": network})
         if sgf_dir is not None:
-            comment = (f"moveorder: inferred order of play. LGM {r['lgm']:.4f} (actual {r['actual_lgm']:.4f}); "
-                       f"trials {', '.join(f'{x:.4f}' for x in r['trial_lgms'])}. {settings}")
-            write_sgf(Path(sgf_dir) / f"{r['id']}.sgf", r["inferred"], comment, komi=r.get("komi"))
+            write_sgf(Path(sgf_dir) / f"{r['id']}.sgf", r["inferred"],
+                      sgf_comment(r["lgm"], r["trial_lgms"], settings, actual_lgm=r["actual_lgm"]), komi=r.get("komi"))
     df = pd.DataFrame(rows)
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(csv_path, index=False)
     return df
+
+
+def describe(network: str, cfg: AnnealConfig, precision: str) -> str:
+    """One line naming a run's network and every setting of its search (SGF comments, stats files)."""
+    if cfg.method == "beam":
+        return f"network {network}; beam search, width {cfg.beam_width}; precision {precision}"
+    beam = f"beam width {cfg.beam_width}, " if cfg.init == "beam" else ""
+    return (f"network {network}; {cfg.method}: init {cfg.init}, {beam}neighbour {cfg.neighbour}, "
+            f"{cfg.iterations} iterations, {cfg.trials} trials, T {cfg.t_start}->{cfg.t_end} ({cfg.schedule}), "
+            f"seed {cfg.seed}, precision {precision}")
+
+
+def sgf_comment(lgm_value: float, trial_lgms: Sequence[float], settings: str, source: str = "",
+                actual_lgm: Optional[float] = None) -> str:
+    """The root comment of an inferred order's SGF: its LGM (and the actual sequence's), every trial's, the run."""
+    actual = f" (actual {actual_lgm:.4f})" if actual_lgm is not None else ""
+    where = f" for {source}" if source else ""
+    return (f"moveorder: inferred order of play{where}. LGM {lgm_value:.4f}{actual}; "
+            f"trials {', '.join(f'{x:.4f}' for x in trial_lgms)}. {settings}")
 
 
 def write_sgf(path: Path, moves: Sequence[str], comment: str, komi: Optional[float] = None,
@@ -310,10 +330,28 @@ def read_position(path: Path, moves: Optional[int] = None) -> Position:
     return Position(board.stones(goboard.BLACK), board.stones(goboard.WHITE), rec.komi, rec.black, rec.white)
 
 
-def position_from_sgf(path: Path, moves: Optional[int] = None) -> Tuple[List[coords.Point], List[coords.Point]]:
-    """The black and white stones of :func:`read_position`."""
-    pos = read_position(path, moves)
-    return pos.black, pos.white
+def infer_position(position: Path, output: Path, moves: Optional[int], cfg: AnnealConfig,
+                   evaluator: Callable[[], PositionEvaluator], network: str, precision: str,
+                   progress: bool = True) -> Dict:
+    """The one-position tool: the order of play of ``position`` (an SGF file), written to ``output`` as SGF.
+
+    Every check on the input and the output runs before the network is loaded
+    (``evaluator`` makes it).  Returns :func:`best_of_trials`'s dict.
+    """
+    pos = read_position(Path(position), moves)
+    check_position(pos.black, pos.white, str(position))
+    check_output(Path(output), Path(position))
+    n = len(pos.black) + len(pos.white)
+    cfg = cfg.for_length(n)
+    black = coords.sgf_to_lz(sorted(coords.to_sgf(p) for p in pos.black))
+    white = coords.sgf_to_lz(sorted(coords.to_sgf(p) for p in pos.white))
+    with progress_bar(cfg.iterations, "infer", enabled=progress) as bar:
+        trials = anneal(evaluator(), [(black, white)], cfg, progress=bar)[0]
+    row = best_of_trials(trials, n)
+    write_sgf(Path(output), row["inferred"],
+              sgf_comment(row["lgm"], row["trial_lgms"], describe(network, cfg, precision), source=str(position)),
+              komi=pos.komi, black=pos.black_player, white=pos.white_player)
+    return row
 
 
 def check_output(output: Path, position: Optional[Path] = None) -> None:

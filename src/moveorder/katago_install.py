@@ -29,12 +29,12 @@ import zipfile
 from pathlib import Path
 
 from .download import ChecksumError, sha256_of
+from .settings import KATRAIN_MODEL
 
 log = logging.getLogger(__name__)
 
 KATRAIN_VERSION = "1.20.0"
 KATRAIN_SHA256 = "489caa966fa395a6ad459239641a927e4a2057963370e450109fe77120de662f"
-KATRAIN_MODEL = "b10c384h6nbttflrs.bin.gz"
 
 # OpenCL tuning for KataGo's tuner format VERSION=13: one "#name" line and one parameter line per
 # kernel.  Small, always-valid work-group shapes: pocl on a CPU gains nothing from larger ones.

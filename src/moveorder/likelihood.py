@@ -26,12 +26,13 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 import torch
 
+from . import coords
 from .coords import MOVES, POINTS
-from .features import HISTORY, PAD, planes_from_codes, position_codes
+from .features import HISTORY, PAD, PLANES, planes_from_codes, position_codes, sequence_planes
 from .networks import LeelaNet, load_policy, policy_probs
 from .settings import CACHE_SLOTS, PRECISIONS
 
@@ -307,4 +308,33 @@ class PositionEvaluator:
         return self.log_probs(sequences, rows, positions).view(B, n)
 
 
-__all__ = ["PolicyLikelihood", "PositionEvaluator", "InputHasher", "log", "PRECISIONS", "PAD"]
+def evaluator_from_file(path: Path, device: Optional[str] = None, average_symmetries: bool = False,
+                        legal_only: bool = False, max_batch: Optional[int] = None, precision: str = PRECISIONS[0],
+                        cache_size: Optional[int] = None) -> PositionEvaluator:
+    """A :class:`PositionEvaluator` of the network in ``path``; ``cache_size`` None: the device's default."""
+    model = PolicyLikelihood.from_file(Path(path), device=device, average_symmetries=average_symmetries,
+                                       legal_only=legal_only, max_batch=max_batch, precision=precision)
+    return PositionEvaluator(model, cache_size=default_cache_size(model.device) if cache_size is None
+                             else cache_size)
+
+
+def policy_heatmap(path: Path, moves: Sequence[coords.Move], average_symmetries: bool = False) -> str:
+    """The network's policy after ``moves`` (Black first) in permille, laid out as Leela Zero's ``heatmap``.
+
+    Rows top to bottom, occupied points 0, then a line ``pass: K``; for cross-checks against leelaz.
+    """
+    model = PolicyLikelihood.from_file(Path(path), device="cpu", average_symmetries=average_symmetries)
+    lz = [coords.to_lz(m) for m in moves]
+    planes = sequence_planes(torch.tensor([lz + [PAD]]), torch.tensor([[len(lz)]]))
+    probs = model.probs_of_planes(planes.view(1, PLANES, coords.SIZE, coords.SIZE))[0]
+    occupied = set(lz)
+    lines = []
+    for row in range(coords.SIZE):  # top row first
+        ks = [coords.to_lz((row, col)) for col in range(coords.SIZE)]
+        lines.append(" ".join(f"{0 if k in occupied else int(probs[k] * 1000):3d}" for k in ks))
+    lines.append(f"pass: {int(probs[coords.PASS_INDEX] * 1000)}")
+    return "\n".join(lines)
+
+
+__all__ = ["PolicyLikelihood", "PositionEvaluator", "InputHasher", "log", "PRECISIONS", "PAD", "evaluator_from_file",
+           "policy_heatmap"]

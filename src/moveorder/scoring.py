@@ -19,8 +19,9 @@ import pandas as pd
 from tqdm import tqdm
 
 from . import coords
-from .katago import AnalysisCache, EnginePool, KataGoEngine, position_key
+from .katago import AnalysisCache, EnginePool, KataGoEngine, analysis_config, default_env, position_key
 from .loss import compact_analysis, move_losses, sequence_loss
+from .settings import ScoreConfig
 
 log = logging.getLogger(__name__)
 
@@ -100,3 +101,36 @@ def write_scores(out: Dict[str, object], table: Path, moves_table: Path, stats: 
         Path(stats).write_text(json.dumps({k: out[k] for k in ("positions", "unique", "analysed", "seconds")}
                                           | {"settings": settings}, indent=2) + "\n")
     return df
+
+
+def score_file(results_path: Path, katago: Path, model: Path, work_dir: Path, cfg: ScoreConfig,
+               tuner: Optional[Path] = None, cache: Optional[Path] = None, progress: bool = False):
+    """Score an inference result file (``infer-set``'s JSONL) with KataGo; returns (``score_results``'s dict, settings).
+
+    ``cfg.threads`` KataGo processes each analyse one position at a time from an
+    empty network cache (repeatable losses); with ``cfg.shared_cache``, one
+    process with ``cfg.threads`` analysis threads sharing its cache and batches.
+    Each engine's config and stderr log go to ``work_dir``.
+    """
+    from .inference import load_results
+
+    if cfg.max_batch > 1 and not cfg.shared_cache:
+        raise ValueError("KataGo: max_batch > 1 needs shared_cache (batches are shared between the analysis "
+                         "threads of one process)")
+    results = load_results(Path(results_path))
+    work = Path(work_dir)
+    settings = {"katago_model": Path(model).name, "visits": cfg.visits, "rules": cfg.rules,
+                "delta_max": cfg.delta_max, "clamp": cfg.clamp, "max_batch": cfg.max_batch,
+                "shared_cache": cfg.shared_cache}
+
+    def engine(i: int, threads: int = 1) -> KataGoEngine:
+        conf = analysis_config(work / f"analysis-{i}.cfg", Path(tuner) if tuner else None,
+                               threads=threads, max_batch=cfg.max_batch)
+        return KataGoEngine.for_model(Path(katago), Path(model), conf, stderr_log=work / f"stderr-{i}.log",
+                                      timeout=cfg.timeout, env=default_env())
+
+    with (engine(0, cfg.threads) if cfg.shared_cache else EnginePool(engine, cfg.threads)) as analyser:
+        out = score_results(results, analyser, AnalysisCache(Path(cache) if cache else None), cfg.visits,
+                            str(model), rules=cfg.rules, default_komi=cfg.komi, delta_max=cfg.delta_max,
+                            clamp=cfg.clamp, progress=progress)
+    return out, settings

@@ -1,14 +1,21 @@
-"""The settings of the search and the likelihood, with their defaults: one home for each default.
+"""Every stage's settings, with their defaults: one home for each default.
 
-The command line (``moveorder infer``, ``infer-set``) takes its defaults from
-here, and so does the code; ``config/config.yaml`` states the paper's values,
-which are these.  Nothing here imports torch, so the command line starts fast.
+One dataclass a stage: :class:`FilterConfig` (records), :class:`SelectConfig`
+(arrangements), :class:`TrainConfig` (our networks), :class:`PolicyConfig`
+and :class:`AnnealConfig` (likelihood and search), :class:`ScoreConfig`
+(KataGo).  The package's functions and each verb of the command line take
+their defaults from here; the workflow's defaults (``config/schema.yaml``) and
+``config/config.yaml`` state the same values, the paper's where it gives one,
+and ``tests/test_settings.py`` checks that the three agree.  The workflow
+reads :func:`iterations_for` from here too.  Nothing here imports torch or
+anything outside the standard library, so the command line starts fast and
+the Snakefile can import it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Dict, Optional
+from dataclasses import dataclass, replace
+from typing import Dict, Optional, Tuple
 
 NEIGHBOURS = ("swp2", "mov2", "rot3", "mix")
 INITS = ("greedy", "random", "beam")
@@ -29,9 +36,13 @@ def iterations_for(n: int, table: Optional[Dict[int, int]] = None) -> int:
 
 @dataclass
 class AnnealConfig:
-    """Every choice of the search; the paper's values are the defaults (iterations: 5,000 for 20 moves)."""
+    """Every choice of the search; the paper's values are the defaults.
 
-    iterations: int = 5000
+    ``iterations`` None: the paper's for the sequence length (:func:`iterations_for`), fixed by
+    :meth:`for_length` once the length is known.
+    """
+
+    iterations: Optional[int] = None
     trials: int = 5
     init: str = "greedy"
     neighbour: str = "mix"
@@ -56,9 +67,15 @@ class AnnealConfig:
             raise ValueError(f"beam_width {self.beam_width}: expected at least 1")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule {self.schedule!r}: expected one of {SCHEDULES}")
-        if self.iterations < 1 or self.trials < 1 or not self.t_start >= self.t_end > 0:
+        if (self.iterations is not None and self.iterations < 1) or self.trials < 1 \
+                or not self.t_start >= self.t_end > 0:
             raise ValueError(f"need iterations >= 1 (got {self.iterations}), trials >= 1 (got {self.trials}) "
                              f"and t_start >= t_end > 0 (got {self.t_start}, {self.t_end})")
+
+
+    def for_length(self, n: int, table: Optional[Dict[int, int]] = None) -> "AnnealConfig":
+        """This configuration for ``n``-move sequences: ``iterations`` from ``table`` (the paper's) if unset."""
+        return self if self.iterations is not None else replace(self, iterations=iterations_for(n, table))
 
 
 def temperature(cfg: AnnealConfig, t: int) -> float:
@@ -72,3 +89,83 @@ def temperature(cfg: AnnealConfig, t: int) -> float:
 PRECISIONS = ("float32", "bfloat16", "tf32")
 #: Slots of the evaluator's position cache (each holds one distribution, 1.4 kB): 185 MB.
 CACHE_SLOTS = 1 << 17
+
+
+@dataclass
+class PolicyConfig:
+    """How the policy network gives the likelihood (``policy`` in config); a run's ``--network`` names it."""
+
+    average_symmetries: bool = False  # mean of the 8 symmetries' softmax
+    legal_only: bool = False          # renormalise over the empty points and pass (the paper: no)
+    precision: str = "float32"        # of the network's arithmetic (PRECISIONS)
+    chunk: int = 20                   # arrangements a batch of infer-set (and a resume unit)
+    cache_size: Optional[int] = None  # position cache slots; None: CACHE_SLOTS on a CPU, 0 on a GPU
+
+
+# --- the data stage --------------------------------------------------------------------------------
+
+@dataclass
+class FilterConfig:
+    """Which records qualify (``filter`` in config): the paper's 50 capture- and pass-free moves."""
+
+    capture_free: int = 50   # no capture and no pass in this many first moves
+    min_moves: int = 50      # fewer moves: too_short
+
+
+@dataclass
+class SelectConfig:
+    """The evaluation games of a set (``selection`` in config)."""
+
+    games: int = 100
+    lengths: Tuple[int, ...] = (20, 40)
+
+
+# --- our networks ----------------------------------------------------------------------------------
+
+LR_SCHEDULES = ("cosine", "constant")
+TRAIN_PRECISIONS = ("auto", "float32", "bfloat16")
+
+
+@dataclass
+class TrainConfig:
+    """Training a policy network (``training`` in config); the defaults are the full-size run (6x128, a GPU's)."""
+
+    blocks: int = 6
+    filters: int = 128
+    steps: int = 100000
+    batch_size: int = 256
+    lr: float = 2e-3             # peak learning rate (AdamW)
+    warmup_steps: int = 100      # linear warm-up of the learning rate over these first steps
+    lr_schedule: str = "cosine"  # cosine: decays to 0 at `steps`; constant
+    weight_decay: float = 1e-4
+    value_head: bool = True      # False: policy loss only (the likelihood needs only the policy)
+    value_weight: float = 0.25
+    symmetries: bool = True      # one of the 8 symmetries of the board drawn per sample
+    precision: str = "auto"      # of forward/backward: float32, bfloat16 (autocast), auto (train.autocast_dtype)
+    heldout_fraction: float = 0.05
+    heldout_positions: int = 20000
+    checkpoint_every: int = 500
+    seed: int = 0
+    threads: int = 0  # 0: torch's default
+
+
+# --- KataGo ----------------------------------------------------------------------------------------
+
+#: The strong network the katrain wheel ships (moveorder.katago_install installs it).
+KATRAIN_MODEL = "b10c384h6nbttflrs.bin.gz"
+DELTA_MAX = ("best_move", "root")
+
+
+@dataclass
+class ScoreConfig:
+    """Scoring sequences with KataGo (``katago`` in config)."""
+
+    visits: int = 100            # the paper does not state its visits
+    rules: str = "chinese"
+    komi: float = 7.5            # when a record gives none
+    delta_max: str = "best_move"  # the best lead at a position: its best move's (the paper) or the root's
+    clamp: bool = False          # clamp each move's loss at zero
+    threads: int = 2             # KataGo processes (shared_cache: analysis threads of one process)
+    shared_cache: bool = False
+    max_batch: int = 1           # KataGo's nnMaxBatchSize; more than 1 needs shared_cache
+    timeout: float = 600         # seconds without a reply from KataGo before giving up

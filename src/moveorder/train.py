@@ -42,32 +42,9 @@ from .coords import POINTS
 from .features import FLAT_OF_LZ, HISTORY, PLANES
 from .networks import SYMMETRY_MAPS, LeelaNet, export_leela, parameter_count, save_checkpoint
 from .records import Record, load_records
+from .settings import LR_SCHEDULES, TRAIN_PRECISIONS, TrainConfig
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class TrainConfig:
-    blocks: int = 4
-    filters: int = 32
-    steps: int = 3000
-    batch_size: int = 128
-    lr: float = 2e-3
-    warmup_steps: int = 100      # linear warm-up of the learning rate over these first steps
-    lr_schedule: str = "cosine"  # cosine: decays to 0 at `steps`; constant
-    weight_decay: float = 1e-4
-    value_head: bool = True      # False: policy loss only (the likelihood needs only the policy)
-    value_weight: float = 0.25
-    symmetries: bool = True      # one of the 8 symmetries of the board drawn per sample
-    precision: str = "auto"      # of forward/backward: float32, bfloat16 (autocast), auto (see autocast_dtype)
-    heldout_fraction: float = 0.05
-    heldout_positions: int = 20000
-    checkpoint_every: int = 500
-    seed: int = 0
-    threads: int = 0  # 0: torch's default
-
-
-LR_SCHEDULES = ("cosine", "constant")
 
 
 def lr_factor(step: int, steps: int, warmup_steps: int, schedule: str = "cosine") -> float:
@@ -84,9 +61,6 @@ def lr_factor(step: int, steps: int, warmup_steps: int, schedule: str = "cosine"
     return warm * 0.5 * (1 + math.cos(math.pi * min(step, steps) / steps))
 
 
-PRECISIONS = ("auto", "float32", "bfloat16")
-
-
 def autocast_dtype(precision: str, device: torch.device) -> Optional[torch.dtype]:
     """The autocast type of training's forward pass: None (float32) or bfloat16.
 
@@ -95,8 +69,8 @@ def autocast_dtype(precision: str, device: torch.device) -> Optional[torch.dtype
     project's CPU, docs/benchmarks.md); float32 elsewhere.  Weights, the
     optimiser and evaluation stay float32.
     """
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision {precision!r}: not one of {PRECISIONS}")
+    if precision not in TRAIN_PRECISIONS:
+        raise ValueError(f"precision {precision!r}: not one of {TRAIN_PRECISIONS}")
     if precision == "float32":
         return None
     if precision == "bfloat16" or device.type == "cuda":

@@ -2,8 +2,15 @@
 # Rules run `moveorder VERB`: from the activated venv (README) or a rule's conda env.
 import os
 import re
+import sys
 from pathlib import Path
 from urllib.parse import urlsplit
+
+# The package's pure modules (standard library and PyYAML only) hold the domain logic the workflow
+# shares with the command line: the defaults (moveorder.settings) and sweep files (moveorder.sweeps).
+sys.path.insert(0, os.path.join(workflow.basedir, "src"))
+from moveorder import settings as mo_settings  # noqa: E402
+from moveorder import sweeps as mo_sweeps  # noqa: E402
 
 for _name in config["sets"]:
     if _name not in config["datasets"]:
@@ -131,12 +138,8 @@ RUN_DIR = f"results/inferred/{RUN_NAME}"
 
 
 def iterations_for(n):
-    """The paper's iterations for a length: 5,000 for 20 moves, 20,000 for 40 (config maps them)."""
-    table = {int(k): int(v) for k, v in config["inference"]["iterations"].items()}
-    if n in table:
-        return table[n]
-    known = sorted(table)
-    return table[min(known, key=lambda k: (abs(k - n), k))]  # the nearest length's setting
+    """Iterations for a length from config's table (the paper's: 5,000 for 20 moves, 20,000 for 40)."""
+    return mo_settings.iterations_for(n, config["inference"]["iterations"])
 
 
 def main_run(dataset=None, **overrides):
@@ -172,15 +175,19 @@ def cross_level_runs():
             for s in config["sets"] for n in CROSS_LENGTHS for t in TRAINED_SETS]
 
 
-# KataGo: the model scoring sequences, and the folder its results go to.
+# KataGo: where it is installed, the model scoring sequences, and the folder its results go to.
+KATAGO_DIR = "tools/katago"
+WHEEL_MODEL = f"{KATAGO_DIR}/models/{mo_settings.KATRAIN_MODEL}"  # the katrain wheel's model, installed
+
+
 def katago_model_file():
     spec = config["katago"]["model"]
     models = config["katago"]["models"]
     if spec in models:
         m = models[spec]
         if m.get("from_wheel"):
-            return "tools/katago/models/b10c384h6nbttflrs.bin.gz"
-        return f"tools/katago/models/{url_filename(m['url'])}"
+            return WHEEL_MODEL
+        return f"{KATAGO_DIR}/models/{url_filename(m['url'])}"
     return spec
 
 
@@ -203,31 +210,18 @@ def scoring_targets():
     return [score_path(main_run(s), s, n) for s in config["sets"] for n in LENGTHS]
 
 
-# Sweeps: each file names axes and values; runs are their product (or the listed subset).
-SWEEP_AXES = ("method", "beam_width", "init", "neighbour", "iterations", "trials", "t_start", "t_end", "network", "dataset", "n")
-
-
+# Sweeps (moveorder.sweeps reads and checks the files): each combination is the main run with its
+# settings changed, on `dataset` (default: the first set) at `n` moves (default: the first length).
 def load_sweep(path):
-    import itertools
-
-    import yaml
-
-    spec = yaml.safe_load(Path(workflow.basedir, path).read_text() if not os.path.isabs(path)
-                          else Path(path).read_text())
-    unknown = set(spec.get("axes", {})) - set(SWEEP_AXES)
-    if unknown:
-        raise ValueError(f"{path}: unknown sweep axes {sorted(unknown)}; known: {SWEEP_AXES}")
-    axes = spec.get("axes", {})
-    combos = spec.get("runs") or [dict(zip(axes, vals)) for vals in itertools.product(*axes.values())]
+    spec = mo_sweeps.load_sweep(path if os.path.isabs(path) else os.path.join(workflow.basedir, path))
     runs = []
-    for combo in combos:
-        base = {"dataset": config["sets"][0], "n": LENGTHS[0], **spec.get("base", {}), **combo}
+    for settings, label in mo_sweeps.combinations(spec):
+        base = {"dataset": config["sets"][0], "n": LENGTHS[0], **settings}
         run = main_run(base["dataset"], **{k: v for k, v in base.items() if k not in ("dataset", "n")})
         run["network"] = network_key(run["network"], base["dataset"])
-        run.update(dataset=base["dataset"], n=int(base["n"]),
-                   label=" ".join(f"{k}={v}" for k, v in combo.items()) or "base")
+        run.update(dataset=base["dataset"], n=int(base["n"]), label=label)
         runs.append(run)
-    return {"name": spec["name"], "runs": runs, "metric": spec.get("metric", "lgm_slope"),
+    return {"name": spec["name"], "runs": runs, "metric": spec.get("metric", mo_sweeps.DEFAULT_METRIC),
             "paper": spec.get("paper")}
 
 

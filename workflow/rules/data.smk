@@ -77,7 +77,7 @@ rule select_games:
         games=config["selection"]["games"],
         seed=config["seed"],
         lengths=" ".join(str(n) for n in LENGTHS),
-        out_dir=lambda w: f"data/arrangements/{w.dataset}",
+        out_dir=lambda w, output: os.path.dirname(output.arrangements[0]),
     conda:
         "../../envs/moveorder.yaml"
     log:

@@ -52,11 +52,13 @@ rule figures:
             repr(f"{s}={config['datasets'][s].get('description', s)}") for s in config["sets"]
         ),
         note=f"KataGo {KATAGO_TAG}; seed {config['seed']}",
+        out_dir=lambda w, output: os.path.dirname(output.summary),
+        figures=lambda w, output: os.path.dirname(output.likelihood),
     conda:
         "../../envs/moveorder.yaml"
     log:
         "logs/figures/figures.log",
     shell:
-        "moveorder report {params.entries} --paper {input.paper:q} --out-dir results "
-        "--figures results/figures --set-network {params.networks} {params.cross_level} "
+        "moveorder report {params.entries} --paper {input.paper:q} --out-dir {params.out_dir:q} "
+        "--figures {params.figures:q} --set-network {params.networks} {params.cross_level} "
         "--dataset {params.datasets} --note {params.note:q} > {log:q} 2>&1"

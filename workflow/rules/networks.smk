@@ -25,7 +25,7 @@ rule train_policy:
         weights="results/networks/trained-{dataset}/policy.txt.gz",
         metrics="results/networks/trained-{dataset}/metrics.json",
     params:
-        out_dir=lambda w: f"results/networks/trained-{w.dataset}",
+        out_dir=lambda w, output: os.path.dirname(output.model),
         t=config["training"],
         flags=" ".join(
             ("--" if config["training"][k] else "--no-") + k.replace("_", "-")

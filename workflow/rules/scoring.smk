@@ -4,28 +4,25 @@
 
 rule install_katago:
     output:
-        binary="tools/katago/bin/katago",
-        tuner="tools/katago/opencl-tune.txt",
+        binary=f"{KATAGO_DIR}/bin/katago",
+        tuner=f"{KATAGO_DIR}/opencl-tune.txt",
         # The katrain wheel also brings the strong model; a user's own binary brings none.
-        models=(
-            []
-            if config["katago"].get("binary")
-            else ["tools/katago/models/b10c384h6nbttflrs.bin.gz"]
-        ),
+        models=[] if config["katago"].get("binary") else [WHEEL_MODEL],
     params:
         binary=config["katago"].get("binary") or "",
+        dest=KATAGO_DIR,
     conda:
         "../../envs/moveorder.yaml"
     log:
         "logs/katago/install.log",
     shell:
-        "moveorder install-katago --dest tools/katago "
+        "moveorder install-katago --dest {params.dest:q} "
         "$([ -n '{params.binary}' ] && echo --binary '{params.binary}') > {log:q} 2>&1"
 
 
 rule katago_model:
     output:
-        "tools/katago/models/{model_file}",
+        f"{KATAGO_DIR}/models/{{model_file}}",
     params:
         spec=lambda w: katago_model_spec(w.model_file),
         mirror=mirror_option(),
@@ -44,8 +41,8 @@ ruleorder: install_katago > katago_model
 rule score:
     input:
         results=f"{RUN_DIR}/{{dataset}}/{{n}}m.jsonl",
-        katago="tools/katago/bin/katago",
-        tuner="tools/katago/opencl-tune.txt",
+        katago=rules.install_katago.output.binary,
+        tuner=rules.install_katago.output.tuner,
         model=katago_model_file(),
     output:
         table=f"{SCORE_DIR}/{{dataset}}/{{n}}m.csv",
