@@ -1,43 +1,10 @@
-"""Shared helpers: records written by the tests themselves, and paths to ../shared."""
+"""Fixtures shared by the tests; plain helpers are in helpers.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Sequence
-
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-MIRROR = SHARED / "data" / "mirror"
-
-# A real professional opening (the first 20 moves of a Fox game), no captures.
-OPENING = ["dp", "pp", "cd", "pc", "qe", "ec", "hd", "ef", "dc", "fd",
-           "cg", "od", "kc", "qh", "gc", "db", "cb", "dd", "cc", "eh"]
-
-
-def filler_moves(count: int, start: Sequence[str] = ()) -> list:
-    """Legal, capture-free moves: the opening, then points far from each other on rows r..s."""
-    moves = list(start) or list(OPENING)
-    used = set(moves)
-    cols = "abcdefghijklmnopqrs"
-    # Stones on alternate points of the bottom-right area never capture anything.
-    candidates = [c + r for r in "klmno" for c in cols[::2]] + [c + r for r in "klmno" for c in cols[1::2]]
-    for pt in candidates:
-        if len(moves) >= count:
-            break
-        if pt not in used:
-            moves.append(pt)
-            used.add(pt)
-    assert len(moves) >= count
-    return moves[:count]
-
-
-def make_sgf(moves: Sequence[str], size: int = 19, root: str = "", colours: str | None = None) -> str:
-    """An SGF game record: ``root`` properties are added to the root node as written."""
-    colours = colours or "BW" * (len(moves) // 2 + 1)
-    body = "".join(f";{colours[i]}[{m}]" for i, m in enumerate(moves))
-    return f"(;GM[1]FF[4]SZ[{size}]KM[6.5]{root}{body})"
+from helpers import KATAGO, KATAGO_SMALL_MODEL, KATAGO_TUNER, MIRROR
 
 
 @pytest.fixture
@@ -72,3 +39,16 @@ def trained(pro2_pool, tmp_path_factory):
                       heldout_positions=3000)
     metrics = train(pro2_pool, out, cfg, device="cpu", progress=False)
     return out, metrics, cfg
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    """The real KataGo analysis engine (installed by scripts/setup.sh) with the small b6c96 network."""
+    from moveorder.katago import KataGoEngine, analysis_config, default_env
+
+    assert KATAGO.exists() and KATAGO_SMALL_MODEL.exists(), "run scripts/setup.sh: it installs KataGo into tools/katago"
+    tmp = tmp_path_factory.mktemp("katago")
+    cfg = analysis_config(tmp / "analysis.cfg", KATAGO_TUNER, threads=2)
+    with KataGoEngine.for_model(KATAGO, KATAGO_SMALL_MODEL, cfg, stderr_log=tmp / "stderr.log",
+                                env=default_env()) as eng:
+        yield eng

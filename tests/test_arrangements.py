@@ -1,6 +1,6 @@
 """Selection is reproducible, clipping is right, and no evaluation game leaks into the pool."""
 
-from conftest import filler_moves, make_sgf
+from helpers import filler_moves, make_sgf
 from moveorder.arrangements import clip, select_games
 from moveorder.records import read_sgf
 
@@ -56,7 +56,7 @@ def test_pool_excludes_selected_and_duplicates():
 
 
 def test_pool_takes_usable_records_but_no_evaluation_opening():
-    from test_records import capture_at_30, handicap_sgf
+    from helpers import capture_at_30, handicap_sgf
 
     recs = fake_records(6)
     ha = read_sgf(handicap_sgf([m for m in filler_moves(60) if m not in ("dp", "pd")]).encode(), "ha.sgf")

@@ -81,10 +81,10 @@ def test_off_board():
 
 def test_leela_zero_index_against_leelaz():
     """leelaz prints 0 at occupied points: they must be exactly where coords.to_lz puts the stones."""
-    from conftest import SHARED
+    from helpers import FIXTURE
     from leelaz_ref import heatmaps
 
     moves = ["A1", "T19", "J10", "A19", "T1", "C17"]
-    grid = heatmaps(str(SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz"), [moves])[0]
+    grid = heatmaps(str(FIXTURE), [moves])[0]
     zeros = sorted(int(k) for k in (grid[:361] == 0).nonzero()[0])
     assert zeros == sorted(coords.to_lz(coords.from_gtp(m)) for m in moves)

@@ -3,10 +3,10 @@
 import pandas as pd
 import pytest
 
+from helpers import fake_tables
 from moveorder.cli import main
 from moveorder.cross_level import heldout_table, inference_table, trained_on
 from moveorder.records import load_records
-from test_report import fake_tables
 
 
 def test_network_on_its_own_set_equals_its_training_metrics(trained, tmp_path):

@@ -16,12 +16,13 @@ import py7zr
 import pytest
 from sgfmill import sgf
 
-from conftest import OPENING, REPO, SHARED, filler_moves, make_sgf
+import helpers
+from helpers import OPENING, REPO, filler_moves, make_sgf
 from moveorder import cli
 from moveorder.inference import read_position
 from moveorder.records import RecordError, read_sgf, write_scan
 
-FIXTURE = str(SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz")
+FIXTURE = str(helpers.FIXTURE)
 
 
 @pytest.fixture

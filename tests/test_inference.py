@@ -4,7 +4,8 @@
 import pytest
 from sgfmill import sgf
 
-from conftest import OPENING, SHARED, make_sgf
+import helpers
+from helpers import OPENING, make_sgf
 from moveorder import cli
 from moveorder.annealing import AnnealConfig
 from moveorder.arrangements import clip, write_jsonl
@@ -13,7 +14,7 @@ from moveorder.inference import infer_set, load_results, write_table
 from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.records import load_records
 
-FIXTURE = str(SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz")
+FIXTURE = str(helpers.FIXTURE)
 
 
 def test_infer_set_resumes_and_matches_a_full_run(tmp_path, pro2_pool):

@@ -1,4 +1,4 @@
-"""KataGo: the real engine (installed by scripts/setup.sh), the client's protocol handling, and the loss."""
+"""moveorder.katago: the real engine (installed by scripts/setup.sh) and the client's protocol handling."""
 
 import math
 import os
@@ -8,30 +8,18 @@ import threading
 
 import pytest
 
-from conftest import REPO
+from helpers import KATAGO, REPO
+from helpers import KATAGO_SMALL_MODEL as SMALL
+from helpers import KATAGO_TUNER as TUNER
 from moveorder import coords
-from moveorder.katago import AnalysisCache, EnginePool, KataGoEngine, KataGoError, analysis_config, default_env
-from moveorder.loss import compact_analysis, move_losses, sequence_loss
-from moveorder.scoring import score_results
+from moveorder.katago import EnginePool, KataGoEngine, KataGoError, analysis_config, default_env
 
-KATAGO = REPO / "tools/katago/bin/katago"
-TUNER = REPO / "tools/katago/opencl-tune.txt"
-SMALL = REPO / "tools/katago/models/g170-b6c96-s175395328-d26788732.bin.gz"
 FAKE = [sys.executable, str(REPO / "tests/fake_katago.py")]
 
 
 def query(qid, moves, turns, visits=8, **kw):
     return {"id": qid, "moves": moves, "rules": "chinese", "komi": 7.5, "boardXSize": 19, "boardYSize": 19,
             "analyzeTurns": list(turns), "maxVisits": visits, **kw}
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory):
-    assert KATAGO.exists() and SMALL.exists(), "run scripts/setup.sh: it installs KataGo into tools/katago"
-    tmp = tmp_path_factory.mktemp("katago")
-    cfg = analysis_config(tmp / "analysis.cfg", TUNER, threads=2)
-    with KataGoEngine.for_model(KATAGO, SMALL, cfg, stderr_log=tmp / "stderr.log", env=default_env()) as eng:
-        yield eng
 
 
 def test_real_engine_policy_and_score_leads(engine):
@@ -60,7 +48,7 @@ def test_a_pool_analysis_depends_on_the_position_alone(tmp_path):
     """Each position analysed from an empty network cache: forwards by two processes, and backwards
     one turn a query by one process, every lead of every move is the same. (One process sharing its
     cache gives different leads at 15 of these 21 positions forwards and backwards: katago.py.)"""
-    from conftest import OPENING
+    from helpers import OPENING
 
     moves = [["BW"[i % 2], coords.to_gtp(coords.from_sgf(m))] for i, m in enumerate(OPENING)]
 
@@ -101,21 +89,6 @@ def test_killed_engine_is_restarted_and_every_turn_answered_once(engine):
     assert engine.restarts == before + 1
     assert sorted(t for _, t in res) == list(range(11))
     assert sorted(seen) == sorted(set(seen)) and len(seen) == 11
-
-
-def test_scoring_dedupes_shared_prefixes_and_uses_cache(engine, tmp_path):
-    actual = ["pd", "dp", "qp", "dd", "oc", "qj"]
-    inferred = ["pd", "dp", "qp", "dd", "qj", "oc"]  # same first four moves
-    rows = [{"id": "g1", "set": "t", "n": 6, "actual": actual, "inferred": inferred, "lgm": 0.2,
-             "actual_lgm": 0.1, "exact_match": False, "komi": 7.5}]
-    cache = AnalysisCache(tmp_path / "cache.jsonl")
-    out = score_results(rows, engine, cache, visits=8, model=str(SMALL))
-    assert out["positions"] == 14 and out["unique"] == 14 - 5 and out["analysed"] == 9
-    row = out["rows"][0]
-    assert math.isfinite(row["loss_actual"]) and math.isfinite(row["loss_inferred"])
-    assert len(out["moves"]) == 12
-    again = score_results(rows, engine, AnalysisCache(tmp_path / "cache.jsonl"), visits=8, model=str(SMALL))
-    assert again["analysed"] == 0 and again["rows"] == out["rows"]
 
 
 # --- the protocol layer, against a stand-in process -----------------------------------
@@ -168,25 +141,3 @@ def test_pool_restarts_a_dead_engine(tmp_path):
     with EnginePool(lambda i: fake("die-once", tmp_path / "died"), 1) as pool:
         res = pool.analyze([query("a", [], [0, 1, 2])])
     assert pool.restarts == 1 and sorted(t for _, t in res) == [0, 1, 2]
-
-
-# --- the paper's loss ----------------------------------------------------------------
-
-def test_move_losses_perspective_and_options():
-    # Before each move: the best lead available to the mover; after: the opponent's root lead.
-    before = [{"best_lead": 2.0, "root_lead": 1.5}, {"best_lead": -1.0, "root_lead": -1.2}]
-    after = [{"root_lead": -1.0}, {"root_lead": 2.0}]
-    rows = move_losses(before, after)
-    assert [r["loss"] for r in rows] == [1.0, 1.0]  # 2 - 1 ; -1 - (-2)
-    assert sequence_loss(rows) == 1.0
-    assert [r["loss"] for r in move_losses(before, after, delta_max="root")] == [0.5, pytest.approx(0.8)]
-    better = [{"root_lead": -3.0}, {"root_lead": 2.0}]  # the move beats the "best" estimate
-    assert move_losses(before, better)[0]["loss"] == -1.0
-    assert move_losses(before, better, clamp=True)[0]["loss"] == 0.0
-
-
-def test_compact_analysis_takes_max_lead_among_moves():
-    reply = {"rootInfo": {"scoreLead": 1.0, "visits": 9, "winrate": 0.6},
-             "moveInfos": [{"move": "D4", "scoreLead": 1.2, "order": 0}, {"move": "Q16", "scoreLead": 1.5, "order": 1}]}
-    c = compact_analysis(reply)
-    assert c["best_lead"] == 1.5 and c["root_lead"] == 1.0 and c["best_move"] == "D4"

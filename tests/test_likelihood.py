@@ -1,35 +1,20 @@
-"""The one likelihood path: position codes, input keys, the evaluator's cache, legal_only and precision."""
+"""moveorder.likelihood, the one likelihood path: input keys, the evaluator's cache, legal_only, precision,
+and the heatmap against leelaz."""
 
 import pytest
 import torch
 
-from conftest import OPENING, SHARED
+from helpers import FIXTURE, OPENING
+from leelaz_ref import heatmaps
 from moveorder import coords
-from moveorder.features import PAD, placement_times_padded, planes_from_codes, position_codes, sequence_planes
-from moveorder.likelihood import InputHasher, PolicyLikelihood, PositionEvaluator
+from moveorder.features import position_codes, sequence_planes
+from moveorder.likelihood import InputHasher, PolicyLikelihood, PositionEvaluator, policy_heatmap
 from moveorder.networks import policy_probs
-
-FIXTURE = SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz"
 
 
 def random_sequences(count, n, seed=0):
     g = torch.Generator().manual_seed(seed)
     return torch.stack([torch.randperm(361, generator=g)[:n] for _ in range(count)])
-
-
-def test_codes_expand_to_the_planes_of_sequence_planes():
-    seqs = random_sequences(6, 30)
-    rows = torch.arange(6).repeat_interleave(30)
-    pos = torch.arange(30).repeat(6)
-    planes = planes_from_codes(position_codes(seqs, rows, pos))
-    assert torch.equal(planes, sequence_planes(seqs).view(-1, 18, 19, 19))
-    assert planes.is_contiguous(memory_format=torch.channels_last)
-    # A partial sequence (PAD after the position) gives the same input as the full one.
-    part = seqs.clone()
-    part[:, 12:] = PAD
-    assert torch.equal(position_codes(part, torch.arange(6), torch.full((6,), 12)),
-                       position_codes(seqs, torch.arange(6), torch.full((6,), 12)))
-    assert int(placement_times_padded(part)[0, 361]) == 30  # PAD places nothing
 
 
 def test_input_keys_are_equal_exactly_when_the_network_inputs_are():
@@ -86,7 +71,7 @@ def test_cache_changes_speed_not_results(model):
 
 
 def test_legal_only_and_symmetries_go_through_the_one_path():
-    seq = torch.tensor([[coords.to_lz(coords.from_sgf(m)) for m in OPENING]])
+    seq = torch.tensor([coords.sgf_to_lz(OPENING)])
     planes = sequence_planes(seq).view(-1, 18, 19, 19)
     for symmetries in (False, True):
         raw = PolicyLikelihood.from_file(FIXTURE, device="cpu", average_symmetries=symmetries)
@@ -112,7 +97,22 @@ def test_precision_is_checked_and_bfloat16_runs():
         PolicyLikelihood(net, device="cpu", precision="tf32")
     with pytest.raises(ValueError, match="precision"):
         PolicyLikelihood(net, device="cpu", precision="float8")
-    seq = torch.tensor([[coords.to_lz(coords.from_sgf(m)) for m in OPENING]])
+    seq = torch.tensor([coords.sgf_to_lz(OPENING)])
     f32 = PolicyLikelihood(net, device="cpu").log_probs(seq)
     bf16 = PolicyLikelihood(net, device="cpu", precision="bfloat16").log_probs(seq)
     assert not torch.equal(f32, bf16) and torch.allclose(f32, bf16, atol=0.1)
+
+
+def test_policy_heatmap_is_leelaz_heatmap():
+    """`moveorder policy` prints what leelaz's GTP heatmap prints (permille, occupied points 0), A1 included."""
+    moves = ["A1", "Q16", "D4", "T19", "K10"]
+    ours = [line.split() for line in policy_heatmap(FIXTURE, [coords.from_gtp(m) for m in moves]).splitlines()]
+    printed = heatmaps(str(FIXTURE), [moves])[0]
+    grid = [[int(v) for v in row] for row in ours[:19]]
+    assert ours[19][0] == "pass:" and abs(int(ours[19][1]) - printed[361]) <= 1
+    for r in range(19):  # ours: top row first; printed: Leela Zero order
+        for c in range(19):
+            k = coords.to_lz((r, c))
+            assert abs(grid[r][c] - printed[k]) <= 1, (r, c)  # truncation to permille may differ by one
+            if coords.to_gtp((r, c)) in moves:
+                assert grid[r][c] == 0 == printed[k]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import OPENING, SHARED
+from helpers import FIXTURE, OPENING
 from leelaz_ref import heatmaps
 from moveorder import coords
 from moveorder.features import board_history_planes, sequence_planes
@@ -16,7 +16,6 @@ from moveorder.networks import load_leela, load_policy, policy_probs
 from moveorder.settings import TrainConfig
 from moveorder.train import game_data, train
 
-FIXTURE = SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz"
 SECOND = ["pd", "dp", "qp", "dd", "fq", "cn", "nq", "qf", "nc", "rd", "qc", "qi", "pl", "jp", "ep", "eq",
           "dq", "fp", "eo", "gq", "cq", "fr"]  # a second opening; its move 22 (fr) captures at fq
 
@@ -32,7 +31,7 @@ def gtp(moves):
 def our_probs(net, positions, average=False):
     out = []
     for moves in positions:
-        seq = torch.tensor([[coords.to_lz(coords.from_sgf(m)) for m in moves] + [0]])
+        seq = torch.tensor([coords.sgf_to_lz(moves) + [0]])
         planes = sequence_planes(seq, torch.tensor([[len(moves)]])).view(1, 18, 19, 19)
         with torch.no_grad():
             out.append(policy_probs(net, planes, average)[0].double().numpy())
@@ -44,7 +43,7 @@ def assert_matches_leelaz(net, weights_path, positions, mode=""):
     ours = our_probs(net, positions, average=(mode == "average"))
     checked = 0
     for moves, printed, p in zip(positions, ref, ours):
-        occupied = {coords.to_lz(coords.from_sgf(m)) for m in moves}
+        occupied = set(coords.sgf_to_lz(moves))
         for k in range(362):
             if k in occupied:
                 assert printed[k] == 0
@@ -70,7 +69,7 @@ def test_trained_network_learns_and_exports(trained):
     assert json.loads((out / "metrics.json").read_text())["top1_accuracy"] == metrics["top1_accuracy"]
     ours = load_policy(out / "model.pt")
     exported = load_policy(out / "policy.txt.gz")
-    x = sequence_planes(torch.tensor([[coords.to_lz(coords.from_sgf(m)) for m in OPENING]]))
+    x = sequence_planes(torch.tensor([coords.sgf_to_lz(OPENING)]))
     x = x.view(-1, 18, 19, 19)
     with torch.no_grad():
         a, b = policy_probs(ours, x), policy_probs(exported, x)
@@ -116,7 +115,7 @@ def test_resume_continues_from_checkpoint(trained, pro2_pool):
 
 def test_history_planes_with_captures_match_sequence_planes():
     """For a capture-free game both feature builders agree, position by position."""
-    from conftest import filler_moves, make_sgf
+    from helpers import filler_moves, make_sgf
     from moveorder.records import read_sgf
 
     rec = read_sgf(make_sgf(filler_moves(30)).encode(), "x.sgf")
@@ -131,7 +130,7 @@ def test_capture_history_against_leelaz():
     """After a capture, history planes still show the captured stone in earlier boards, as leelaz does."""
     moves = ["dd", "ed", "pp", "dc", "pd", "de", "dp", "cd"]  # white captures D16 (dd) at move 8
     net = load_leela(FIXTURE)
-    from conftest import make_sgf
+    from helpers import make_sgf
     from moveorder.records import read_sgf
     gd = game_data(read_sgf(make_sgf(moves).encode(), "cap.sgf"))
     assert gd.boards[-1][coords.to_flat(coords.from_sgf("dd"))] == 0
@@ -139,7 +138,7 @@ def test_capture_history_against_leelaz():
     with torch.no_grad():
         p = policy_probs(net, planes)[0].numpy()
     printed = heatmaps(str(FIXTURE), [gtp(moves)])[0]
-    occupied = {coords.to_lz(coords.from_sgf(m)) for m in moves if m != "dd"}
+    occupied = set(coords.sgf_to_lz(m for m in moves if m != "dd"))
     for k in range(362):
         if k not in occupied:
             assert printed[k] - 1e-3 <= p[k] * 1000 < printed[k] + 1 + 1e-3
@@ -147,7 +146,7 @@ def test_capture_history_against_leelaz():
 
 def test_likelihood_interface_positions_subset():
     model = PolicyLikelihood.from_file(FIXTURE, device="cpu")
-    seq = torch.tensor([[coords.to_lz(coords.from_sgf(m)) for m in OPENING]] * 2)
+    seq = torch.tensor([coords.sgf_to_lz(OPENING)] * 2)
     full = model.log_probs(seq)
     part = model.log_probs(seq, torch.tensor([[3, 7], [0, 19]]))
     assert torch.allclose(part[0], full[0, [3, 7]]) and torch.allclose(part[1], full[1, [0, 19]])
@@ -164,7 +163,7 @@ def test_zip_and_plain_text_weights_load_alike(tmp_path):
     with zipfile.ZipFile(tmp_path / "w.txt.zip", "w") as z:
         z.writestr("w.txt", text)
     a, b = load_leela(tmp_path / "w.txt"), load_leela(tmp_path / "w.txt.zip")
-    x = sequence_planes(torch.tensor([[coords.to_lz(coords.from_sgf(m)) for m in OPENING]])).view(-1, 18, 19, 19)
+    x = sequence_planes(torch.tensor([coords.sgf_to_lz(OPENING)])).view(-1, 18, 19, 19)
     with torch.no_grad():
         assert torch.equal(policy_probs(a, x), policy_probs(b, x))
     (tmp_path / "v2.txt").write_text("2\n" + "0\n" * 20)

@@ -4,7 +4,7 @@ import csv
 
 import pytest
 
-from conftest import filler_moves, make_sgf
+from helpers import capture_at_30, filler_moves, handicap_sgf, make_sgf
 from moveorder import records
 from moveorder.records import RecordError, qualify, read_sgf
 
@@ -34,14 +34,6 @@ def test_setup_stones_in_root_and_later():
     assert reason_of(make_sgf(filler_moves(60), root="AB[aa]")) == "setup_stones"
     text = make_sgf(filler_moves(60)).replace(";W[pp]", ";W[pp]AW[ss]")
     assert reason_of(text) == "setup_stones"
-
-
-def capture_at_30():
-    """29 quiet moves, then black captures a white stone at move 30... as move 31 here."""
-    moves = filler_moves(26)
-    # White stone at ra (top right edge), black surrounds it: qa, rb, sa.
-    moves += ["qa", "ra", "rb", "sq", "sa"]  # move 31 (black sa) captures ra
-    return moves + filler_moves(60, moves)[len(moves):]
 
 
 def test_capture_at_move_31_rejected_and_allowed_after_limit():
@@ -131,15 +123,6 @@ def usable_reason(text):
     with pytest.raises(RecordError) as err:
         records.usable(read_sgf(text.encode(), "t.sgf"))
     return err.value.reason
-
-
-def handicap_sgf(moves, node=True):
-    """A Fox-style handicap game: HA[2], the stones in the first node (or the root), White moves first."""
-    stones = "AB[dp][pd]"
-    body = "".join(f";{'WB'[i % 2]}[{m}]" for i, m in enumerate(moves))
-    if node:
-        return f"(;GM[1]FF[4]SZ[19]HA[2]KM[0.5];{stones}{body})"
-    return f"(;GM[1]FF[4]SZ[19]HA[2]KM[0.5]{stones}{body})"
 
 
 @pytest.mark.parametrize("node", [True, False])

@@ -15,10 +15,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import MIRROR, REPO, SHARED, filler_moves, make_sgf
-from test_workflow import run_snakemake
+from helpers import FIXTURE, MIRROR, REPO, filler_moves, make_sgf, run_snakemake
 
-FIXTURE = SHARED / "data/fixtures/leelaz-0k-1x8.txt.gz"
 PROFILE = REPO / "config/profiles/slurm"
 SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: .*?slurm_logs/rule_(\w+)/")
 LOSS_RTOL = 1e-6  # each position analysed alone (katago.shared_cache: false, max_batch: 1): only float printing

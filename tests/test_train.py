@@ -7,14 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import filler_moves, make_sgf
+from helpers import capture_at_30, filler_moves, handicap_sgf, make_sgf
 from moveorder import coords
 from moveorder.features import board_history_planes
 from moveorder.networks import SYMMETRY_MAPS, LeelaNet, symmetry_planes
 from moveorder.records import load_records, read_sgf
 from moveorder.settings import TrainConfig
 from moveorder.train import PositionSampler, autocast_dtype, game_data, lr_factor, split_games, train
-from test_records import capture_at_30, handicap_sgf
 
 
 def test_handicap_game_starts_from_its_stones_with_white_to_move():

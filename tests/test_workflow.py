@@ -2,25 +2,10 @@
 
 import csv
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import yaml
 
-from conftest import MIRROR, REPO, filler_moves, make_sgf
-
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-
-
-def run_snakemake(workdir, *args, check=True):
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    proc = subprocess.run(SNAKEMAKE + ["-s", str(REPO / "Snakefile"), "--directory", str(workdir), *args],
-                          capture_output=True, text=True, env=env)
-    if check and proc.returncode != 0:
-        raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
-    return proc
+from helpers import MIRROR, REPO, filler_moves, make_sgf, run_snakemake
 
 
 def read_report(path, key="reason"):
@@ -177,3 +162,17 @@ def test_method_is_in_config_run_names_and_sweeps(tmp_path):
     cfg.write_text(yaml.safe_dump({"sets": ["pro"], "inference": {"method": "greedy"}}))
     proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
     assert proc.returncode != 0 and "method" in proc.stdout + proc.stderr
+
+
+def test_a_length_between_the_tables_gets_the_command_lines_iterations(tmp_path):
+    """30 moves: the workflow plans the iterations `moveorder infer` would use (settings.iterations_for)."""
+    from moveorder.settings import AnnealConfig
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump({"sets": ["pro"], "mirror": str(MIRROR), "training": {"sets": ["pro"]},
+                                   "policy": {"network": "trained-pro"}, "selection": {"lengths": [30, 31]},
+                                   "sweeps": []}))
+    cmds = [c for c in planned_commands(tmp_path, "--configfile", str(cfg)) if c.startswith("moveorder infer-set")]
+    planned = {c.split("--arrangements ")[1].split()[0]: int(c.split("--iterations ")[1].split()[0]) for c in cmds}
+    assert planned == {f"data/arrangements/pro/{n}m.jsonl": AnnealConfig().for_length(n).iterations for n in (30, 31)}
+    assert sorted(planned.values()) == [5000, 20000]

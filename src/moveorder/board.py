@@ -29,8 +29,8 @@ class IllegalMove(ValueError):
 _NEIGHBOURS: dict = {}
 
 
-def neighbours(size: int) -> List[Tuple[int, ...]]:
-    """For each flat point, the flat indices of its orthogonal neighbours."""
+def adjacent_points(size: int) -> List[Tuple[int, ...]]:
+    """For each flat point, the flat indices of the points orthogonally adjacent to it (its liberties if empty)."""
     if size not in _NEIGHBOURS:
         table = []
         for p in range(size * size):
@@ -58,7 +58,7 @@ class Board:
         self.size = size
         self.points: List[int] = [EMPTY] * (size * size)
         self.ko: Optional[int] = None
-        self._adj = neighbours(size)
+        self._adj = adjacent_points(size)
 
     def copy(self) -> "Board":
         other = Board.__new__(Board)

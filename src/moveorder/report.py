@@ -68,15 +68,9 @@ def comparison_table(summary: pd.DataFrame, paper: Dict) -> pd.DataFrame:
 
 
 def to_markdown(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
-    def fmt(v):
-        if isinstance(v, float):
-            return "" if pd.isna(v) else format(v, floatfmt)
-        return "" if v is None else str(v)
-
-    head = "| " + " | ".join(df.columns) + " |"
-    sep = "|" + "|".join("---" for _ in df.columns) + "|"
-    body = ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join([head, sep, *body]) + "\n"
+    """A table as markdown (pandas, through tabulate's pipe format): floats to ``floatfmt``, missing values blank."""
+    return df.astype(object).where(df.notna(), None).to_markdown(index=False, tablefmt="pipe", floatfmt=floatfmt,
+                                                                    missingval="") + "\n"
 
 
 def make_report(entries: Sequence[Tuple[str, int, Path, Path]], paper_path: Path, out_dir: Path,

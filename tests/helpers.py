@@ -1,0 +1,121 @@
+"""Helpers shared by the tests (one home): paths to ../shared, real openings, records written by the
+tests themselves, an ASCII board loader (as minigo's ``load_board``), fake inference tables, and a
+Snakemake runner.  Fixtures live in conftest.py.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+
+from moveorder import coords
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+MIRROR = SHARED / "data" / "mirror"
+#: Leela Zero's 1x8 test network (real weights file format), for leelaz cross-checks.
+FIXTURE = SHARED / "data" / "fixtures" / "leelaz-0k-1x8.txt.gz"
+#: The real KataGo, installed by scripts/setup.sh, and KataGo's small test network.
+KATAGO = REPO / "tools/katago/bin/katago"
+KATAGO_TUNER = REPO / "tools/katago/opencl-tune.txt"
+KATAGO_SMALL_MODEL = REPO / "tools/katago/models/g170-b6c96-s175395328-d26788732.bin.gz"
+
+# A real professional opening (the first 20 moves of a Fox game), no captures.
+OPENING = ["dp", "pp", "cd", "pc", "qe", "ec", "hd", "ef", "dc", "fd",
+           "cg", "od", "kc", "qh", "gc", "db", "cb", "dd", "cc", "eh"]
+
+
+def filler_moves(count: int, start: Sequence[str] = ()) -> list:
+    """Legal, capture-free moves: the opening, then points far from each other on rows r..s."""
+    moves = list(start) or list(OPENING)
+    used = set(moves)
+    cols = "abcdefghijklmnopqrs"
+    # Stones on alternate points of the bottom-right area never capture anything.
+    candidates = [c + r for r in "klmno" for c in cols[::2]] + [c + r for r in "klmno" for c in cols[1::2]]
+    for pt in candidates:
+        if len(moves) >= count:
+            break
+        if pt not in used:
+            moves.append(pt)
+            used.add(pt)
+    assert len(moves) >= count
+    return moves[:count]
+
+
+def make_sgf(moves: Sequence[str], size: int = 19, root: str = "", colours: str | None = None) -> str:
+    """An SGF game record: ``root`` properties are added to the root node as written."""
+    colours = colours or "BW" * (len(moves) // 2 + 1)
+    body = "".join(f";{colours[i]}[{m}]" for i, m in enumerate(moves))
+    return f"(;GM[1]FF[4]SZ[{size}]KM[6.5]{root}{body})"
+
+
+def capture_at_30():
+    """29 quiet moves, then black captures a white stone at move 30... as move 31 here."""
+    moves = filler_moves(26)
+    # White stone at ra (top right edge), black surrounds it: qa, rb, sa.
+    moves += ["qa", "ra", "rb", "sq", "sa"]  # move 31 (black sa) captures ra
+    return moves + filler_moves(60, moves)[len(moves):]
+
+
+def handicap_sgf(moves, node=True):
+    """A Fox-style handicap game: HA[2], the stones in the first node (or the root), White moves first."""
+    stones = "AB[dp][pd]"
+    body = "".join(f";{'WB'[i % 2]}[{m}]" for i, m in enumerate(moves))
+    if node:
+        return f"(;GM[1]FF[4]SZ[19]HA[2]KM[0.5];{stones}{body})"
+    return f"(;GM[1]FF[4]SZ[19]HA[2]KM[0.5]{stones}{body})"
+
+
+def load_board(text: str) -> Tuple[List[coords.Point], List[coords.Point]]:
+    """Black and white stones of an ASCII board: 19 rows top first, ``X`` black, ``O`` white, ``.`` empty.
+
+    Spaces are ignored, so rows may be written ``. . X . .``; fewer than 19 rows
+    (or columns) are the top-left corner of the board.
+    """
+    black, white = [], []
+    rows = [line.replace(" ", "") for line in text.strip("\n").splitlines()]
+    for r, line in enumerate(rows):
+        for c, ch in enumerate(line):
+            if ch not in "XO.":
+                raise ValueError(f"row {r + 1}: {ch!r} is not X, O or .")
+            if ch == "X":
+                black.append((r, c))
+            elif ch == "O":
+                white.append((r, c))
+    return black, white
+
+
+def fake_tables(n=12, seed=0):
+    rng = np.random.default_rng(seed)
+    actual = rng.uniform(0.1, 0.3, n)
+    lgm = actual * rng.uniform(0.95, 1.2, n)
+    seqs = ["pddpqpdd" + "".join(rng.choice(list("abcdefghijklmnopqrs"), 4)) for _ in range(n)]
+    inferred = pd.DataFrame({"set": "pro", "n": 6, "id": [f"g{i}" for i in range(n)], "lgm": lgm,
+                             "actual_lgm": actual, "trial_std": rng.uniform(0, 0.02, n),
+                             "exact_match": [i % 3 == 0 for i in range(n)], "matching_prefix": 2,
+                             "matching_moves": 3, "inferred": seqs, "actual": seqs})
+    scored = pd.DataFrame({"set": "pro", "n": 6, "id": inferred["id"], "lgm": lgm, "actual_lgm": actual,
+                           "exact_match": inferred["exact_match"], "lgm_ratio": lgm / actual,
+                           "loss_actual": rng.uniform(0.5, 2, n), "loss_inferred": rng.uniform(0.5, 2, n),
+                           "katago_model": "g170", "visits": 8})
+    return inferred, scored
+
+
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+
+def run_snakemake(workdir, *args, check=True):
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.run(SNAKEMAKE + ["-s", str(REPO / "Snakefile"), "--directory", str(workdir), *args],
+                          capture_output=True, text=True, env=env)
+    if check and proc.returncode != 0:
+        raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
+    return proc
+
+
