@@ -100,8 +100,12 @@ PREVIOUS_NETWORK = textwrap.dedent("""
 
 def run_previous(src, script, payload):
     env = dict(os.environ, PYTHONPATH=src)
-    out = subprocess.run([sys.executable, "-c", script, json.dumps(payload), str(torch.get_num_threads())],
-                         env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(payload), str(torch.get_num_threads())],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if out.returncode:
         raise RuntimeError(out.stderr)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -109,10 +113,14 @@ def run_previous(src, script, payload):
 
 def zero_cost(a):
     trials = 5
-    print(f"zero-cost network; {trials} trials per arrangement, mix neighbour, greedy start; "
-          f"{a.iterations} iterations; torch threads {torch.get_num_threads()}")
-    print("| moves | chains | variant | microseconds / chain-iteration | positions asked / chain-iteration | "
-          "cache hit rate | network inputs built / chain-iteration |")
+    print(
+        f"zero-cost network; {trials} trials per arrangement, mix neighbour, greedy start; "
+        f"{a.iterations} iterations; torch threads {torch.get_num_threads()}"
+    )
+    print(
+        "| moves | chains | variant | microseconds / chain-iteration | positions asked / chain-iteration | "
+        "cache hit rate | network inputs built / chain-iteration |"
+    )
     print("|---|---|---|---|---|---|---|")
     rows = []
     for n in a.lengths:
@@ -128,8 +136,10 @@ def zero_cost(a):
                 ci = stats.chain_iterations
                 us = (stats.seconds - stats.network_seconds) / ci * 1e6  # all but the stand-in's own time
                 rows.append({"n": n, "chains": chains, "variant": label, "us": us})
-                print(f"| {n} | {chains} | {label} | {us:.1f} | {stats.requests / ci:.2f} | "
-                      f"{stats.hits / max(stats.requests, 1):.1%} | {stats.evaluations / ci:.2f} |")
+                print(
+                    f"| {n} | {chains} | {label} | {us:.1f} | {stats.requests / ci:.2f} | "
+                    f"{stats.hits / max(stats.requests, 1):.1%} | {stats.evaluations / ci:.2f} |"
+                )
             if a.previous:
                 it = a.previous_iterations
                 prev = run_previous(a.previous, PREVIOUS_ZERO_COST, [pairs, it, trials])
@@ -137,8 +147,9 @@ def zero_cost(a):
                 rows.append({"n": n, "chains": chains, "variant": "previous", "us": us})
                 print(f"| {n} | {chains} | previous engine ({it} iterations) | {us:.1f} | | | |")
     # What a real network's input layer adds per evaluated position: codes -> planes.
-    codes = position_codes(torch.randint(0, 361, (64, 40)), torch.arange(64).repeat(64),
-                           torch.arange(40).repeat(103)[:4096])
+    codes = position_codes(
+        torch.randint(0, 361, (64, 40)), torch.arange(64).repeat(64), torch.arange(40).repeat(103)[:4096]
+    )
     t0 = time.perf_counter()
     for _ in range(20):
         planes_from_codes(codes)
@@ -152,19 +163,29 @@ def network(a):
     from moveorder.arrangements import load_arrangements
     from moveorder.coords import sgf_to_lz
 
-    arrs = load_arrangements(a.arrangements)[:a.games]
+    arrs = load_arrangements(a.arrangements)[: a.games]
     pairs = [(sgf_to_lz(x.black), sgf_to_lz(x.white)) for x in arrs]
     n = arrs[0].n
     chains = len(pairs) * a.trials
     cfg = sa.AnnealConfig(iterations=a.iterations, trials=a.trials, seed=1)
-    print(f"{a.network}: {len(pairs)} arrangements of {n} moves x {a.trials} trials = {chains} chains, "
-          f"{a.iterations} iterations, torch threads {torch.get_num_threads()}")
+    print(
+        f"{a.network}: {len(pairs)} arrangements of {n} moves x {a.trials} trials = {chains} chains, "
+        f"{a.iterations} iterations, torch threads {torch.get_num_threads()}"
+    )
     variants = [("incremental + cache", cfg, a.cache_size, True), ("incremental, no cache", cfg, 0, True)]
     if a.naive:
-        variants.append(("naive (every position, every iteration)",
-                         sa.AnnealConfig(**{**cfg.__dict__, "incremental": False}), 0, False))
-    print("| variant | network evaluations / chain-iteration | cache hit rate | iterations / s | wall s | "
-          "share of wall time in the network | mean best log-likelihood |")
+        variants.append(
+            (
+                "naive (every position, every iteration)",
+                sa.AnnealConfig(**{**cfg.__dict__, "incremental": False}),
+                0,
+                False,
+            )
+        )
+    print(
+        "| variant | network evaluations / chain-iteration | cache hit rate | iterations / s | wall s | "
+        "share of wall time in the network | mean best log-likelihood |"
+    )
     print("|---|---|---|---|---|---|---|")
     results = {}
     for label, c, slots, dedupe in variants:
@@ -174,19 +195,26 @@ def network(a):
         results[label] = res
         ci = stats.chain_iterations
         mean_ll = np.mean([max(t.best_log_likelihood for t in r) for r in res])
-        print(f"| {label} | {stats.evaluations / ci:.2f} | {stats.hits / max(stats.requests, 1):.1%} | "
-              f"{a.iterations / stats.seconds:.2f} | {stats.seconds:.1f} | "
-              f"{stats.network_seconds / stats.seconds:.1%} | {mean_ll:.4f} |")
+        print(
+            f"| {label} | {stats.evaluations / ci:.2f} | {stats.hits / max(stats.requests, 1):.1%} | "
+            f"{a.iterations / stats.seconds:.2f} | {stats.seconds:.1f} | "
+            f"{stats.network_seconds / stats.seconds:.1%} | {mean_ll:.4f} |"
+        )
     first = results["incremental + cache"]
     for label, res in results.items():
-        same = all(x.best == y.best and x.best_log_likelihood == y.best_log_likelihood
-                   for p, q in zip(first, res) for x, y in zip(p, q))
+        same = all(
+            x.best == y.best and x.best_log_likelihood == y.best_log_likelihood
+            for p, q in zip(first, res)
+            for x, y in zip(p, q)
+        )
         print(f"identical to incremental + cache: {label}: {same}")
     if a.previous:
         prev = run_previous(a.previous, PREVIOUS_NETWORK, [a.network, pairs, a.iterations, a.trials])
-        print(f"| previous engine | {prev['evaluations'] / (chains * a.iterations):.2f} | | "
-              f"{a.iterations / prev['seconds']:.2f} | {prev['seconds']:.1f} | | "
-              f"{np.mean(prev['lgms']):.4f} |")
+        print(
+            f"| previous engine | {prev['evaluations'] / (chains * a.iterations):.2f} | | "
+            f"{a.iterations / prev['seconds']:.2f} | {prev['seconds']:.1f} | | "
+            f"{np.mean(prev['lgms']):.4f} |"
+        )
 
 
 def main():

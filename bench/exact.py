@@ -25,7 +25,7 @@ def main():
     a = p.parse_args()
     model = PolicyLikelihood.from_file(a.network, device="cpu")
     scorer = PositionEvaluator(model, cache_size=1 << 20)
-    recs = load_records(a.pool)[:a.count]
+    recs = load_records(a.pool)[: a.count]
     pairs = [(sgf_to_lz(x.black), sgf_to_lz(x.white)) for x in (clip(r, a.stones, "pool") for r in recs)]
     t0 = time.time()
     results = sa.anneal(scorer, pairs, sa.AnnealConfig(iterations=a.iterations, trials=a.trials, seed=7))
@@ -37,9 +37,11 @@ def main():
         best = max(t.best_log_likelihood for t in trials)
         found += best >= exact - 1e-9
         gaps.append(exact - best)
-    print(f"{a.count} arrangements of {a.stones} stones, SA {a.iterations} iterations x {a.trials} trials "
-          f"({t_sa:.0f} s), brute force ({time.time() - t0:.0f} s): SA found the exact optimum on "
-          f"{found}/{a.count}; largest log-likelihood gap {max(gaps):.3g}")
+    print(
+        f"{a.count} arrangements of {a.stones} stones, SA {a.iterations} iterations x {a.trials} trials "
+        f"({t_sa:.0f} s), brute force ({time.time() - t0:.0f} s): SA found the exact optimum on "
+        f"{found}/{a.count}; largest log-likelihood gap {max(gaps):.3g}"
+    )
 
 
 if __name__ == "__main__":

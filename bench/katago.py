@@ -24,13 +24,26 @@ def main():
     p.add_argument("--visits", type=int, nargs="+", default=[1, 8])
     p.add_argument("--games", type=int, default=5)
     a = p.parse_args()
-    rows = load_results(Path(a.results))[:a.games]
+    rows = load_results(Path(a.results))[: a.games]
     with tempfile.TemporaryDirectory() as tmp:
         cfg = analysis_config(Path(tmp) / "a.cfg", ROOT / "opencl-tune.txt", threads=2)
-        with KataGoEngine.for_model(ROOT / "bin/katago", Path(a.model), cfg, stderr_log=Path(tmp) / "err.log",
-                                    env=default_env()) as eng:
-            eng.analyze([{"id": "warm", "moves": [], "rules": "chinese", "komi": 7.5, "boardXSize": 19,
-                          "boardYSize": 19, "analyzeTurns": [0], "maxVisits": 1}])
+        with KataGoEngine.for_model(
+            ROOT / "bin/katago", Path(a.model), cfg, stderr_log=Path(tmp) / "err.log", env=default_env()
+        ) as eng:
+            eng.analyze(
+                [
+                    {
+                        "id": "warm",
+                        "moves": [],
+                        "rules": "chinese",
+                        "komi": 7.5,
+                        "boardXSize": 19,
+                        "boardYSize": 19,
+                        "analyzeTurns": [0],
+                        "maxVisits": 1,
+                    }
+                ]
+            )
             print(f"{len(rows)} arrangements of {rows[0]['n']} moves, model {Path(a.model).name}")
             print("| visits | positions needed | distinct (deduplicated) | saved | analysed | positions / s |")
             print("|---|---|---|---|---|---|")
@@ -38,8 +51,11 @@ def main():
                 t0 = time.perf_counter()
                 out = score_results(rows, eng, AnalysisCache(None), visits=v, model=a.model)
                 dt = time.perf_counter() - t0
-                print(f"| {v} | {out['positions']} | {out['unique']} | {1 - out['unique'] / out['positions']:.1%} | "
-                      f"{out['analysed']} | {out['analysed'] / dt:.1f} |", flush=True)
+                print(
+                    f"| {v} | {out['positions']} | {out['unique']} | {1 - out['unique'] / out['positions']:.1%} | "
+                    f"{out['analysed']} | {out['analysed'] / dt:.1f} |",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

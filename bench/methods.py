@@ -31,8 +31,9 @@ def parse_run(text):
         return sa.AnnealConfig(method="beam", beam_width=int(parts[1]))
     if parts[0] == "beam+anneal":
         it, tr = map(int, parts[2].split("x"))
-        return sa.AnnealConfig(method="beam+anneal", beam_width=int(parts[1]), iterations=it, trials=tr,
-                               t_start=float(parts[3]), seed=1)
+        return sa.AnnealConfig(
+            method="beam+anneal", beam_width=int(parts[1]), iterations=it, trials=tr, t_start=float(parts[3]), seed=1
+        )
     raise SystemExit(f"unknown run {text!r}")
 
 
@@ -44,13 +45,15 @@ def main():
     p.add_argument("--run", action="append", required=True)
     a = p.parse_args()
     net = load_policy(a.network)
-    arrs = load_arrangements(a.arrangements)[:a.games]
+    arrs = load_arrangements(a.arrangements)[: a.games]
     pairs = [(sgf_to_lz(x.black), sgf_to_lz(x.white)) for x in arrs]
     n = arrs[0].n
     ev0 = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
     actual = ev0.sequence_log_probs(torch.tensor([sgf_to_lz(x.actual) for x in arrs])).sum(1).tolist()
-    print(f"{a.network}, {len(arrs)} arrangements of {n} moves ({a.arrangements}); torch threads "
-          f"{torch.get_num_threads()}; actual sequences: mean LGM {np.mean([math.exp(x / n) for x in actual]):.4f}")
+    print(
+        f"{a.network}, {len(arrs)} arrangements of {n} moves ({a.arrangements}); torch threads "
+        f"{torch.get_num_threads()}; actual sequences: mean LGM {np.mean([math.exp(x / n) for x in actual]):.4f}"
+    )
     print("| run | mean LGM | on/above actual | exact matches | evaluations / arrangement | wall s |")
     print("|---|---|---|---|---|---|")
     for spec in a.run:
@@ -63,8 +66,9 @@ def main():
         lgms = [math.exp(b.best_log_likelihood / n) for b in best]
         above = np.mean([b.best_log_likelihood >= x - 1e-9 for b, x in zip(best, actual)])
         exact = sum(b.best == sgf_to_lz(x.actual) for b, x in zip(best, arrs))
-        print(f"| {spec} | {np.mean(lgms):.4f} | {above:.0%} | {exact} | {ev.evaluations / len(arrs):,.0f} | "
-              f"{wall:.1f} |")
+        print(
+            f"| {spec} | {np.mean(lgms):.4f} | {above:.0%} | {exact} | {ev.evaluations / len(arrs):,.0f} | {wall:.1f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -78,8 +78,12 @@ def main():
     print("|---|" + "---|" * len(batches))
     for blocks, filters in sizes:
         net = LeelaNet(blocks, filters).eval().to(a.device)
-        print(f"| {blocks}x{filters} | " + " | ".join(f"{rate(net, b, a.device, a.seconds):,.0f}" for b in batches)
-              + " |", flush=True)
+        print(
+            f"| {blocks}x{filters} | "
+            + " | ".join(f"{rate(net, b, a.device, a.seconds):,.0f}" for b in batches)
+            + " |",
+            flush=True,
+        )
 
     batch = 64 if a.device == "cpu" else 1024
     print(f"\nMemory layout, evaluations per second at batch {batch}:\n")

@@ -36,8 +36,9 @@ from moveorder.settings import TrainConfig
 from moveorder.train import PositionSampler, evaluate, split_games, train
 
 # main's training at commit 9f32ba9 (what quick.yaml ran before issue 15: 2,000 steps, about 7 minutes here)
-BEFORE = dict(steps=2000, lr=2e-3, warmup_steps=100, lr_schedule="cosine", value_head=True, symmetries=True,
-              precision="float32")
+BEFORE = dict(
+    steps=2000, lr=2e-3, warmup_steps=100, lr_schedule="cosine", value_head=True, symmetries=True, precision="float32"
+)
 
 
 def config_training(path: Path, seed: int) -> dict:
@@ -84,8 +85,10 @@ def batch_timing(records, batch_size: int, batches: int = 100) -> dict:
     sampler = PositionSampler(games)
     rows = np.random.default_rng(0).integers(0, len(index), (batches, batch_size))
     out, made = {}, {}
-    for name, fn in (("per-sample loop (main)", lambda r, g: per_sample_batch(games, index, r, g)),
-                     ("bit-packed sampler", lambda r, g: sampler.batch(r, g)[:2])):
+    for name, fn in (
+        ("per-sample loop (main)", lambda r, g: per_sample_batch(games, index, r, g)),
+        ("bit-packed sampler", lambda r, g: sampler.batch(r, g)[:2]),
+    ):
         rng, t0 = np.random.default_rng(1), time.perf_counter()
         made[name] = [fn(r, rng) for r in rows]
         out[name] = (time.perf_counter() - t0) / batches * 1e3
@@ -131,8 +134,10 @@ def main(argv=None) -> int:
 
     pool = load_records(Path(a.pool))
     qualified_ids = {r.id for r in load_records(Path(a.qualified))}
-    pools = {"usable": Path(a.pool),
-             "qualified": write_pool([r for r in pool if r.id in qualified_ids], out / "qualified-pool.jsonl")}
+    pools = {
+        "usable": Path(a.pool),
+        "qualified": write_pool([r for r in pool if r.id in qualified_ids], out / "qualified-pool.jsonl"),
+    }
     _, held = split_games(pool, now["heldout_fraction"], seed)
     held_sets = {"all": held, "qualified": [r for r in held if r.id in qualified_ids]}
     samplers = {k: PositionSampler.from_records(v) for k, v in held_sets.items()}
@@ -140,8 +145,10 @@ def main(argv=None) -> int:
     if a.batch_timing:
         torch.set_num_threads(a.threads)
         ms = batch_timing(pool[:500], now["batch_size"])
-        print("Batch assembly, batches of %d (500 games of the pool, 100 batches, the same rows): %s\n" % (
-            now["batch_size"], ", ".join(f"{k} {v:.1f} ms" for k, v in ms.items())))
+        print(
+            "Batch assembly, batches of %d (500 games of the pool, 100 batches, the same rows): %s\n"
+            % (now["batch_size"], ", ".join(f"{k} {v:.1f} ms" for k, v in ms.items()))
+        )
 
     variants = [] if a.no_defaults else [("before", "qualified", now | BEFORE), ("now", "usable", now)]
     for name, pool_name, *pairs in a.variant:
@@ -160,9 +167,16 @@ def main(argv=None) -> int:
 
         net = LeelaNet(cfg.blocks, cfg.filters)
         net.load_state_dict(state["model"])
-        row = {"network": name, "pool": pool_name, "train_games": m["train_games"],
-               "train_positions": m["train_positions"], "wall_seconds": round(wall, 1),
-               "seconds": m["seconds"], "data_share": m["data_share"], "config": asdict(cfg)}
+        row = {
+            "network": name,
+            "pool": pool_name,
+            "train_games": m["train_games"],
+            "train_positions": m["train_positions"],
+            "wall_seconds": round(wall, 1),
+            "seconds": m["seconds"],
+            "data_share": m["data_share"],
+            "config": asdict(cfg),
+        }
         for held_name, sampler in samplers.items():
             e = evaluate(net, sampler, cfg.heldout_positions, torch.device("cpu"), seed)
             row[f"top1_{held_name}"] = e["top1_accuracy"]
@@ -171,19 +185,26 @@ def main(argv=None) -> int:
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
 
-    (out / "results.json").write_text(json.dumps({"held_out_games": {k: len(v) for k, v in held_sets.items()},
-                                                  "rows": rows}, indent=2) + "\n")
-    print(f"Held-out games: {len(held_sets['all'])} of the pool ({samplers['all'].__len__()} positions), "
-          f"{len(held_sets['qualified'])} of them qualified ({len(samplers['qualified'])} positions); "
-          f"up to {now.get('heldout_positions', 20000)} positions each.\n")
-    print("| network | pool | training games | training positions | wall (s) | share of step time outside "
-          "forward/backward | top-1, all held-out | top-1, qualified held-out | mean log-likelihood, all | "
-          "mean log-likelihood, qualified |")
+    (out / "results.json").write_text(
+        json.dumps({"held_out_games": {k: len(v) for k, v in held_sets.items()}, "rows": rows}, indent=2) + "\n"
+    )
+    print(
+        f"Held-out games: {len(held_sets['all'])} of the pool ({samplers['all'].__len__()} positions), "
+        f"{len(held_sets['qualified'])} of them qualified ({len(samplers['qualified'])} positions); "
+        f"up to {now.get('heldout_positions', 20000)} positions each.\n"
+    )
+    print(
+        "| network | pool | training games | training positions | wall (s) | share of step time outside "
+        "forward/backward | top-1, all held-out | top-1, qualified held-out | mean log-likelihood, all | "
+        "mean log-likelihood, qualified |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['network']} | {r['pool']} | {r['train_games']:,} | {r['train_positions']:,} | "
-              f"{r['wall_seconds']:.0f} | {100 * (r['data_share'] or 0):.1f}% | {100 * r['top1_all']:.1f}% | "
-              f"{100 * r['top1_qualified']:.1f}% | {r['loglik_all']:.3f} | {r['loglik_qualified']:.3f} |")
+        print(
+            f"| {r['network']} | {r['pool']} | {r['train_games']:,} | {r['train_positions']:,} | "
+            f"{r['wall_seconds']:.0f} | {100 * (r['data_share'] or 0):.1f}% | {100 * r['top1_all']:.1f}% | "
+            f"{100 * r['top1_qualified']:.1f}% | {r['loglik_all']:.3f} | {r['loglik_qualified']:.3f} |"
+        )
     return 0
 
 

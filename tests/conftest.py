@@ -35,8 +35,9 @@ def trained(pro2_pool, tmp_path_factory):
     from moveorder.train import train
 
     out = tmp_path_factory.mktemp("net")
-    cfg = TrainConfig(blocks=2, filters=16, steps=300, batch_size=64, lr=3e-3, checkpoint_every=100, seed=1,
-                      heldout_positions=3000)
+    cfg = TrainConfig(
+        blocks=2, filters=16, steps=300, batch_size=64, lr=3e-3, checkpoint_every=100, seed=1, heldout_positions=3000
+    )
     metrics = train(pro2_pool, out, cfg, device="cpu", progress=False)
     return out, metrics, cfg
 
@@ -49,6 +50,7 @@ def engine(tmp_path_factory):
     assert KATAGO.exists() and KATAGO_SMALL_MODEL.exists(), "run scripts/setup.sh: it installs KataGo into tools/katago"
     tmp = tmp_path_factory.mktemp("katago")
     cfg = analysis_config(tmp / "analysis.cfg", KATAGO_TUNER, threads=2)
-    with KataGoEngine.for_model(KATAGO, KATAGO_SMALL_MODEL, cfg, stderr_log=tmp / "stderr.log",
-                                env=default_env()) as eng:
+    with KataGoEngine.for_model(
+        KATAGO, KATAGO_SMALL_MODEL, cfg, stderr_log=tmp / "stderr.log", env=default_env()
+    ) as eng:
         yield eng

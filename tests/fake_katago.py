@@ -28,7 +28,17 @@ for line in sys.stdin:
         print(json.dumps({"id": q["id"], "turnNumber": t, "rootInfo": {"scoreLead": float(t)}}), flush=True)
         os._exit(3)
     for t in reversed(q["analyzeTurns"]):  # out of order on purpose
-        print(json.dumps({"id": q["id"], "turnNumber": t, "rootInfo": {"scoreLead": float(t)}, "cleared": cleared,
-                          "pid": os.getpid(),
-                          "moveInfos": [{"move": "D4", "scoreLead": float(t) + 1, "order": 0}]}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "id": q["id"],
+                    "turnNumber": t,
+                    "rootInfo": {"scoreLead": float(t)},
+                    "cleared": cleared,
+                    "pid": os.getpid(),
+                    "moveInfos": [{"move": "D4", "scoreLead": float(t) + 1, "order": 0}],
+                }
+            ),
+            flush=True,
+        )
     cleared = False

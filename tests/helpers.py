@@ -27,8 +27,28 @@ KATAGO_TUNER = REPO / "tools/katago/opencl-tune.txt"
 KATAGO_SMALL_MODEL = REPO / "tools/katago/models/g170-b6c96-s175395328-d26788732.bin.gz"
 
 # A real professional opening (the first 20 moves of a Fox game), no captures.
-OPENING = ["dp", "pp", "cd", "pc", "qe", "ec", "hd", "ef", "dc", "fd",
-           "cg", "od", "kc", "qh", "gc", "db", "cb", "dd", "cc", "eh"]
+OPENING = [
+    "dp",
+    "pp",
+    "cd",
+    "pc",
+    "qe",
+    "ec",
+    "hd",
+    "ef",
+    "dc",
+    "fd",
+    "cg",
+    "od",
+    "kc",
+    "qh",
+    "gc",
+    "db",
+    "cb",
+    "dd",
+    "cc",
+    "eh",
+]
 
 
 def filler_moves(count: int, start: Sequence[str] = ()) -> list:
@@ -60,7 +80,7 @@ def capture_at_30():
     moves = filler_moves(26)
     # White stone at ra (top right edge), black surrounds it: qa, rb, sa.
     moves += ["qa", "ra", "rb", "sq", "sa"]  # move 31 (black sa) captures ra
-    return moves + filler_moves(60, moves)[len(moves):]
+    return moves + filler_moves(60, moves)[len(moves) :]
 
 
 def handicap_sgf(moves, node=True):
@@ -96,14 +116,36 @@ def fake_tables(n=12, seed=0):
     actual = rng.uniform(0.1, 0.3, n)
     lgm = actual * rng.uniform(0.95, 1.2, n)
     seqs = ["pddpqpdd" + "".join(rng.choice(list("abcdefghijklmnopqrs"), 4)) for _ in range(n)]
-    inferred = pd.DataFrame({"set": "pro", "n": 6, "id": [f"g{i}" for i in range(n)], "lgm": lgm,
-                             "actual_lgm": actual, "trial_std": rng.uniform(0, 0.02, n),
-                             "exact_match": [i % 3 == 0 for i in range(n)], "matching_prefix": 2,
-                             "matching_moves": 3, "inferred": seqs, "actual": seqs})
-    scored = pd.DataFrame({"set": "pro", "n": 6, "id": inferred["id"], "lgm": lgm, "actual_lgm": actual,
-                           "exact_match": inferred["exact_match"], "lgm_ratio": lgm / actual,
-                           "loss_actual": rng.uniform(0.5, 2, n), "loss_inferred": rng.uniform(0.5, 2, n),
-                           "katago_model": "g170", "visits": 8})
+    inferred = pd.DataFrame(
+        {
+            "set": "pro",
+            "n": 6,
+            "id": [f"g{i}" for i in range(n)],
+            "lgm": lgm,
+            "actual_lgm": actual,
+            "trial_std": rng.uniform(0, 0.02, n),
+            "exact_match": [i % 3 == 0 for i in range(n)],
+            "matching_prefix": 2,
+            "matching_moves": 3,
+            "inferred": seqs,
+            "actual": seqs,
+        }
+    )
+    scored = pd.DataFrame(
+        {
+            "set": "pro",
+            "n": 6,
+            "id": inferred["id"],
+            "lgm": lgm,
+            "actual_lgm": actual,
+            "exact_match": inferred["exact_match"],
+            "lgm_ratio": lgm / actual,
+            "loss_actual": rng.uniform(0.5, 2, n),
+            "loss_inferred": rng.uniform(0.5, 2, n),
+            "katago_model": "g170",
+            "visits": 8,
+        }
+    )
     return inferred, scored
 
 
@@ -112,10 +154,12 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 def run_snakemake(workdir, *args, check=True):
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    proc = subprocess.run(SNAKEMAKE + ["-s", str(REPO / "Snakefile"), "--directory", str(workdir), *args],
-                          capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        SNAKEMAKE + ["-s", str(REPO / "Snakefile"), "--directory", str(workdir), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     if check and proc.returncode != 0:
         raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
     return proc
-
-

@@ -22,8 +22,13 @@ def heatmaps(weights: str, positions: Sequence[Sequence[str]], mode: str = "") -
             script.append(f"play {'bw'[i % 2]} {m}")
         script.append(f"heatmap {mode}".strip())
     script.append("quit")
-    proc = subprocess.run([LEELAZ, "--cpu-only", "-g", "--noponder", "-t", "1", "-w", weights],
-                          input="\n".join(script) + "\n", capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [LEELAZ, "--cpu-only", "-g", "--noponder", "-t", "1", "-w", weights],
+        input="\n".join(script) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     text = proc.stdout + proc.stderr
     grids = re.findall(r"((?:(?:\s*\d+){19}\s*\n){19})pass: (\d+)", proc.stderr)
     if len(grids) != len(positions):

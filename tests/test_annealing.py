@@ -86,7 +86,7 @@ def test_counter_based_draws_depend_on_their_keys_only():
 def test_temperature_schedule():
     cfg = sa.AnnealConfig(iterations=101)
     assert sa.temperature(cfg, 0) == pytest.approx(1.0) and sa.temperature(cfg, 100) == pytest.approx(0.1)
-    assert sa.temperature(cfg, 50) == pytest.approx(0.1 ** 0.5)
+    assert sa.temperature(cfg, 50) == pytest.approx(0.1**0.5)
     lin = sa.AnnealConfig(iterations=101, schedule="linear")
     assert sa.temperature(lin, 50) == pytest.approx(0.55)
     with pytest.raises(ValueError):
@@ -136,7 +136,7 @@ def test_one_arrangement_alone_equals_it_inside_a_batch_of_20(model, real_games)
     cfg = sa.AnnealConfig(iterations=100, trials=2, seed=5, init="random")
     together = sa.anneal(PositionEvaluator(model), pairs, cfg)
     for k in (0, 13):
-        alone = sa.anneal(PositionEvaluator(model, cache_size=0), pairs[k:k + 1], cfg, indices=[k])
+        alone = sa.anneal(PositionEvaluator(model, cache_size=0), pairs[k : k + 1], cfg, indices=[k])
         for x, y in zip(together[k], alone[0]):
             assert x.best == y.best and x.best_log_likelihood == y.best_log_likelihood and x.accepted == y.accepted
     assert together[0][0].best != together[0][1].best or together[0][0].accepted != together[0][1].accepted
@@ -169,7 +169,7 @@ def test_sa_finds_exact_optimum_on_50_small_real_arrangements(model, real_games)
     cfg = sa.AnnealConfig(iterations=600, trials=3, seed=11)
     found, start = 0, 0
     for size, count in ((6, 10), (7, 20), (8, 20)):
-        arrs = [clip(r, size, "pro") for r in real_games[start:start + count]]
+        arrs = [clip(r, size, "pro") for r in real_games[start : start + count]]
         start += count
         pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
         results = sa.anneal(scorer, pairs, cfg)

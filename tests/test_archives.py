@@ -25,7 +25,7 @@ def test_multi_volume_7z(tmp_path):
     vols = []
     for k in range(3):
         v = tmp_path / f"1d.7z.{k + 1:03d}"
-        v.write_bytes(data[k * step:(k + 1) * step])
+        v.write_bytes(data[k * step : (k + 1) * step])
         vols.append(v)
     assert group_volumes(list(reversed(vols))) == [vols]
     out = extract_all(vols, tmp_path / "out")

@@ -9,7 +9,7 @@ def fake_records(k):
     base = filler_moves(60)
     recs = []
     for i in range(k):
-        moves = base[:45] + base[45:][i % 15:] + base[45:][:i % 15]  # differ late in the game
+        moves = base[:45] + base[45:][i % 15 :] + base[45:][: i % 15]  # differ late in the game
         rec = read_sgf(make_sgf(moves).encode(), f"dir/game{i:03d}.sgf")
         recs.append(rec)
     return recs
@@ -18,7 +18,7 @@ def fake_records(k):
 def test_clip():
     rec = fake_records(1)[0]
     arr = clip(rec, 20, "pro")
-    assert arr.actual == [rec.moves[i:i + 2] for i in range(0, 40, 2)]
+    assert arr.actual == [rec.moves[i : i + 2] for i in range(0, 40, 2)]
     assert arr.black == sorted(arr.actual[0::2]) and arr.white == sorted(arr.actual[1::2])
     assert len(arr.black) == 10 and arr.source == "dir/game000.sgf"
 
@@ -36,6 +36,7 @@ def test_selection_deterministic_and_order_free():
     b = select_games(list(reversed(recs)), 5, seed=7, set_name="pro", leak_prefix=40)
     c = select_games(recs, 5, seed=8, set_name="pro", leak_prefix=40)
     d = select_games(recs, 5, seed=7, set_name="ama", leak_prefix=40)
+
     def ids(r):
         return [x.id for x in r["selected"]]
 
@@ -48,7 +49,10 @@ def test_selection_deterministic_and_order_free():
 
 def test_pool_excludes_selected_and_duplicates():
     recs = fake_records(15)
-    dup = read_sgf(make_sgf(recs[3].move_list() and [recs[3].moves[i:i + 2] for i in range(0, len(recs[3].moves), 2)]).encode(), "copy.sgf")
+    dup = read_sgf(
+        make_sgf(recs[3].move_list() and [recs[3].moves[i : i + 2] for i in range(0, len(recs[3].moves), 2)]).encode(),
+        "copy.sgf",
+    )
     out = select_games(recs + [dup], 3, seed=1, set_name="kgs", leak_prefix=20)
     assert out["duplicates"] == 1
     sel = {r.moves for r in out["selected"]}
@@ -72,7 +76,7 @@ def test_pool_takes_usable_records_but_no_evaluation_opening():
     # so does cap.sgf (the same first 26 moves).
     assert out["leaked"] == 5 and out["evaluation"] == 2 and out["usable"] == 8 and pool == {"ha.sgf"}
     # A game shorter than the opening that is the start of an evaluation game would leak it too.
-    start = read_sgf(make_sgf([chosen[0].moves[i:i + 2] for i in range(0, 14, 2)]).encode(), "short.sgf")
+    start = read_sgf(make_sgf([chosen[0].moves[i : i + 2] for i in range(0, 14, 2)]).encode(), "short.sgf")
     other = read_sgf(make_sgf(["aa", "ss", "as"]).encode(), "other.sgf")
     out = select_games(recs, 2, seed=3, set_name="pro", leak_prefix=20, usable=recs + [start, other])
     assert {r.source for r in out["pool"]} == {"other.sgf"}

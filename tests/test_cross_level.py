@@ -14,8 +14,13 @@ def test_network_on_its_own_set_equals_its_training_metrics(trained, tmp_path):
     pool = metrics["pool"]
     half = tmp_path / "half.jsonl"
     half.write_text("".join(r.to_json() + "\n" for r in load_records(pool)[::2]))
-    table = heldout_table({"trained-pro2": out / "model.pt", "someone-else": out / "model.pt"},
-                          {"pro2": pool, "half": half}, cfg.heldout_fraction, cfg.seed, cfg.heldout_positions)
+    table = heldout_table(
+        {"trained-pro2": out / "model.pt", "someone-else": out / "model.pt"},
+        {"pro2": pool, "half": half},
+        cfg.heldout_fraction,
+        cfg.seed,
+        cfg.heldout_positions,
+    )
     assert len(table) == 4 and list(table["own_level"]) == [True, False, False, False]
     own = table.iloc[0]
     assert own["network"] == "trained-pro2" and own["set"] == "pro2"
@@ -32,16 +37,40 @@ def test_inference_table_and_command(trained, tmp_path):
     inferred, _ = fake_tables()
     inferred.to_csv(tmp_path / "a.csv", index=False)
     (inferred.assign(lgm=inferred["actual_lgm"] * 0.9)).to_csv(tmp_path / "b.csv", index=False)
-    inf = inference_table([("pro2", 6, "trained-pro2", tmp_path / "a.csv"),
-                           ("pro2", 6, "trained-kgs", tmp_path / "b.csv")])
+    inf = inference_table(
+        [("pro2", 6, "trained-pro2", tmp_path / "a.csv"), ("pro2", 6, "trained-kgs", tmp_path / "b.csv")]
+    )
     assert list(inf["own_level"]) == [True, False]
     assert inf.iloc[1]["lgm_slope"] == pytest.approx(0.9) and inf.iloc[1]["share_on_or_above"] == 0
     assert trained_on("trained-kgs") == "kgs" and trained_on("best_v1") == ""
-    rc = main(["cross-level", "--network", "trained-pro2", str(out / "model.pt"), "--heldout", "pro2",
-               metrics["pool"], "--inferred", "pro2", "6", "trained-pro2", str(tmp_path / "a.csv"),
-               "--heldout-fraction", str(cfg.heldout_fraction), "--seed", str(cfg.seed),
-               "--positions", str(cfg.heldout_positions), "--table", str(tmp_path / "t.csv"),
-               "--inference-table", str(tmp_path / "i.csv"), "--markdown", str(tmp_path / "t.md")])
+    rc = main(
+        [
+            "cross-level",
+            "--network",
+            "trained-pro2",
+            str(out / "model.pt"),
+            "--heldout",
+            "pro2",
+            metrics["pool"],
+            "--inferred",
+            "pro2",
+            "6",
+            "trained-pro2",
+            str(tmp_path / "a.csv"),
+            "--heldout-fraction",
+            str(cfg.heldout_fraction),
+            "--seed",
+            str(cfg.seed),
+            "--positions",
+            str(cfg.heldout_positions),
+            "--table",
+            str(tmp_path / "t.csv"),
+            "--inference-table",
+            str(tmp_path / "i.csv"),
+            "--markdown",
+            str(tmp_path / "t.md"),
+        ]
+    )
     assert rc == 0
     table = pd.read_csv(tmp_path / "t.csv")
     assert table.loc[0, "top1_accuracy"] == metrics["top1_accuracy"]

@@ -36,7 +36,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(PAYLOAD) - start))
         self.end_headers()
         if len(Handler.calls) == 1:  # drop the connection after half the bytes
-            self.wfile.write(PAYLOAD[start:len(PAYLOAD) // 2])
+            self.wfile.write(PAYLOAD[start : len(PAYLOAD) // 2])
             self.wfile.flush()
             self.connection.close()
             return

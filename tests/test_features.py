@@ -35,8 +35,10 @@ def test_codes_expand_to_the_planes_of_sequence_planes():
     # A partial sequence (PAD after the position) gives the same input as the full one.
     part = seqs.clone()
     part[:, 12:] = PAD
-    assert torch.equal(position_codes(part, torch.arange(6), torch.full((6,), 12)),
-                       position_codes(seqs, torch.arange(6), torch.full((6,), 12)))
+    assert torch.equal(
+        position_codes(part, torch.arange(6), torch.full((6,), 12)),
+        position_codes(seqs, torch.arange(6), torch.full((6,), 12)),
+    )
     assert int(placement_times_padded(part)[0, 361]) == 30  # PAD places nothing
 
 
@@ -72,9 +74,9 @@ def test_placement_times_and_history_planes_agree_with_a_replayed_board():
     b = goboard.Board()
     for i, m in enumerate(OPENING[:10]):
         b.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, coords.from_sgf(m))
-        for (r, c) in b.stones(goboard.BLACK):
+        for r, c in b.stones(goboard.BLACK):
             boards[i + 1, coords.to_flat((r, c))] = 1
-        for (r, c) in b.stones(goboard.WHITE):
+        for r, c in b.stones(goboard.WHITE):
             boards[i + 1, coords.to_flat((r, c))] = 2
     ours = sequence_planes(torch.tensor([seq + [PAD]]), torch.tensor([[10]]))[0, 0].numpy()
     assert np.array_equal(board_history_planes(boards, 10, True), ours)

@@ -63,12 +63,17 @@ def sgf_points(game):
 
 # --- infer: records that break the paper's assumptions are refused, never reinterpreted --------------
 
-@pytest.mark.parametrize("colours, move, text", [
-    ("WB" * 11, 1, "move 1 is White, expected Black: the inference assumes Black moves first"),
-    ("BWBWBB" + "WB" * 8, 6, "move 6 is Black, expected White: the inference assumes colours alternate"),
-])
-def test_infer_refuses_records_whose_colours_do_not_alternate_from_black(tmp_path, caplog, no_search,
-                                                                          colours, move, text):
+
+@pytest.mark.parametrize(
+    "colours, move, text",
+    [
+        ("WB" * 11, 1, "move 1 is White, expected Black: the inference assumes Black moves first"),
+        ("BWBWBB" + "WB" * 8, 6, "move 6 is Black, expected White: the inference assumes colours alternate"),
+    ],
+)
+def test_infer_refuses_records_whose_colours_do_not_alternate_from_black(
+    tmp_path, caplog, no_search, colours, move, text
+):
     rec = tmp_path / "game.sgf"
     rec.write_text(make_sgf(OPENING, colours=colours))
     out = tmp_path / "ordered.sgf"
@@ -87,11 +92,14 @@ def test_infer_uses_only_the_moves_it_is_given(tmp_path):
         read_position(rec, 12)
 
 
-@pytest.mark.parametrize("root, expected", [
-    ("HA[2]AB[dd][pp]", "HA[2]: a handicap game"),
-    ("AB[dd][pp]", "holds both setup stones (AB/AW) and 20 moves; give either a position as setup stones only"),
-    ("HA[2]", "HA[2]: a handicap game"),
-])
+@pytest.mark.parametrize(
+    "root, expected",
+    [
+        ("HA[2]AB[dd][pp]", "HA[2]: a handicap game"),
+        ("AB[dd][pp]", "holds both setup stones (AB/AW) and 20 moves; give either a position as setup stones only"),
+        ("HA[2]", "HA[2]: a handicap game"),
+    ],
+)
 @pytest.mark.parametrize("moves", [None, 10])
 def test_infer_refuses_handicap_and_setup_stones_with_moves(tmp_path, caplog, no_search, root, expected, moves):
     rec = tmp_path / "handicap.sgf"
@@ -113,8 +121,12 @@ def test_infer_refuses_moves_onto_setup_stones_with_the_advice(tmp_path, caplog,
 def test_infer_refuses_moves_for_a_setup_position(tmp_path, caplog, no_search):
     pos = tmp_path / "setup.sgf"
     pos.write_text("(;GM[1]FF[4]SZ[19]AB[dd][pp]AW[dp])")
-    refused(caplog, infer(pos, "--moves", 2, "-o", tmp_path / "o.sgf"), str(pos),
-            "--moves 2, but the file holds setup stones (AB/AW) and no moves; leave out --moves")
+    refused(
+        caplog,
+        infer(pos, "--moves", 2, "-o", tmp_path / "o.sgf"),
+        str(pos),
+        "--moves 2, but the file holds setup stones (AB/AW) and no moves; leave out --moves",
+    )
 
 
 @pytest.mark.parametrize("moves", [None, 4])
@@ -126,11 +138,14 @@ def test_infer_refuses_13x13(tmp_path, caplog, no_search, moves):
     assert not (tmp_path / "o.sgf").exists()
 
 
-@pytest.mark.parametrize("n, text", [
-    (-3, "--moves -3: must be at least 1"),
-    (0, "--moves 0: must be at least 1"),
-    (21, "--moves 21, but the record has 20 moves"),
-])
+@pytest.mark.parametrize(
+    "n, text",
+    [
+        (-3, "--moves -3: must be at least 1"),
+        (0, "--moves 0: must be at least 1"),
+        (21, "--moves 21, but the record has 20 moves"),
+    ],
+)
 def test_infer_moves_out_of_range(tmp_path, caplog, no_search, n, text):
     rec = tmp_path / "game.sgf"
     rec.write_text(make_sgf(OPENING))
@@ -138,33 +153,45 @@ def test_infer_moves_out_of_range(tmp_path, caplog, no_search, n, text):
     assert not (tmp_path / "o.sgf").exists()
 
 
-@pytest.mark.parametrize("moves, n, text", [
-    (OPENING[:2] + [""] + OPENING[3:], 6, "move 3 (Black) is a pass; the inference assumes no passes"),
-    (OPENING[:2] + ["tt"] + OPENING[3:], 6, "move 3 (Black) is a pass"),
-    (["dd", "ed", "pp", "dc", "pd", "de", "dp", "cd"], 8,
-     "move 8 (White C16) captures 1 stone(s); the inference assumes no captures"),
-    (OPENING[:5] + ["dp"] + OPENING[6:], 8, "move 6 (White D4, W[dp]) is illegal: D4 is occupied"),
-    (OPENING[:3] + ["zz"] + OPENING[4:], 8, "move 4: W[zz] is not a point on a 19x19 board"),
-])
-def test_infer_refuses_passes_captures_and_illegal_moves_with_the_move_number(tmp_path, caplog, no_search,
-                                                                               moves, n, text):
+@pytest.mark.parametrize(
+    "moves, n, text",
+    [
+        (OPENING[:2] + [""] + OPENING[3:], 6, "move 3 (Black) is a pass; the inference assumes no passes"),
+        (OPENING[:2] + ["tt"] + OPENING[3:], 6, "move 3 (Black) is a pass"),
+        (
+            ["dd", "ed", "pp", "dc", "pd", "de", "dp", "cd"],
+            8,
+            "move 8 (White C16) captures 1 stone(s); the inference assumes no captures",
+        ),
+        (OPENING[:5] + ["dp"] + OPENING[6:], 8, "move 6 (White D4, W[dp]) is illegal: D4 is occupied"),
+        (OPENING[:3] + ["zz"] + OPENING[4:], 8, "move 4: W[zz] is not a point on a 19x19 board"),
+    ],
+)
+def test_infer_refuses_passes_captures_and_illegal_moves_with_the_move_number(
+    tmp_path, caplog, no_search, moves, n, text
+):
     rec = tmp_path / "game.sgf"
     rec.write_text(make_sgf(moves))
     refused(caplog, infer(rec, "--moves", n, "-o", tmp_path / "o.sgf"), str(rec), text)
     assert not (tmp_path / "o.sgf").exists()
 
 
-@pytest.mark.parametrize("content, text", [
-    ("(;GM[1]FF[4]SZ[19]AB[tt][dd]AW[pp])", "AB[tt] is not a point on a 19x19 board"),
-    ("(;GM[1]FF[4]SZ[19]AB[dd][zz]AW[pp])", "AB[zz] is not a point on a 19x19 board"),
-    ("(;GM[1]FF[4]SZ[19]AB[dd][pd]AW[pd])", "Q16 (pd) is given twice (AB and AW)"),
-    ("(;GM[1]FF[4]SZ[19]AB[dd:ef]AW[pd][dp][pp])", "6 black and 3 white stones"),
-    ("(;GM[1]FF[4]SZ[19]AB[dd][pp]AW[dp]AE[pp])", "AE[pp] removes stones"),
-    ("(;GM[1]FF[4]SZ[19]KM[6.5])", "no stones: neither setup stones (AB/AW) nor moves"),
-    ("(;GM[1]FF[4]SZ[19]AB[dd]AW[pp])(;GM[1]FF[4]SZ[19]AB[pd]AW[dp])",
-     "2 games in one file; one game per file is expected"),
-    ("(;GM[1]FF[4]SZ[19]AB[dd]AW[pp", "not a readable SGF file"),
-])
+@pytest.mark.parametrize(
+    "content, text",
+    [
+        ("(;GM[1]FF[4]SZ[19]AB[tt][dd]AW[pp])", "AB[tt] is not a point on a 19x19 board"),
+        ("(;GM[1]FF[4]SZ[19]AB[dd][zz]AW[pp])", "AB[zz] is not a point on a 19x19 board"),
+        ("(;GM[1]FF[4]SZ[19]AB[dd][pd]AW[pd])", "Q16 (pd) is given twice (AB and AW)"),
+        ("(;GM[1]FF[4]SZ[19]AB[dd:ef]AW[pd][dp][pp])", "6 black and 3 white stones"),
+        ("(;GM[1]FF[4]SZ[19]AB[dd][pp]AW[dp]AE[pp])", "AE[pp] removes stones"),
+        ("(;GM[1]FF[4]SZ[19]KM[6.5])", "no stones: neither setup stones (AB/AW) nor moves"),
+        (
+            "(;GM[1]FF[4]SZ[19]AB[dd]AW[pp])(;GM[1]FF[4]SZ[19]AB[pd]AW[dp])",
+            "2 games in one file; one game per file is expected",
+        ),
+        ("(;GM[1]FF[4]SZ[19]AB[dd]AW[pp", "not a readable SGF file"),
+    ],
+)
 def test_infer_refuses_bad_setup_positions(tmp_path, caplog, no_search, content, text):
     pos = tmp_path / "pos.sgf"
     pos.write_text(content)
@@ -173,8 +200,7 @@ def test_infer_refuses_bad_setup_positions(tmp_path, caplog, no_search, content,
 
 
 def test_infer_refuses_a_missing_or_unreadable_position(tmp_path, caplog, no_search):
-    refused(caplog, infer(tmp_path / "none.sgf", "-o", tmp_path / "o.sgf"), str(tmp_path / "none.sgf"),
-            "no such file")
+    refused(caplog, infer(tmp_path / "none.sgf", "-o", tmp_path / "o.sgf"), str(tmp_path / "none.sgf"), "no such file")
     caplog.clear()
     refused(caplog, infer(tmp_path, "-o", tmp_path / "o.sgf"), str(tmp_path), "cannot be read")
 
@@ -226,10 +252,21 @@ def test_a_record_keeps_its_komi_players_and_colours(tmp_path):
 
 # --- filter -------------------------------------------------------------------------------------------------
 
+
 def filter_args(tmp_path, input_path, *extra):
     out = tmp_path / "out"
-    return ["filter", "--input", str(input_path), "--qualified", str(out / "q.jsonl"),
-            "--report", str(out / "r.csv"), "--rejected", str(out / "x.csv"), *extra]
+    return [
+        "filter",
+        "--input",
+        str(input_path),
+        "--qualified",
+        str(out / "q.jsonl"),
+        "--report",
+        str(out / "r.csv"),
+        "--rejected",
+        str(out / "x.csv"),
+        *extra,
+    ]
 
 
 def test_filter_refuses_a_missing_folder_a_file_and_a_folder_without_records(tmp_path, caplog):
@@ -238,8 +275,11 @@ def test_filter_refuses_a_missing_folder_a_file_and_a_folder_without_records(tmp
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / "notes.txt").write_text("no records here")
-    cases = [(tmp_path / "nowhere", "no such folder"), (one, "not a folder"),
-             (empty, "no SGF files (*.sgf) below this folder")]
+    cases = [
+        (tmp_path / "nowhere", "no such folder"),
+        (one, "not a folder"),
+        (empty, "no SGF files (*.sgf) below this folder"),
+    ]
     for path, text in cases:
         caplog.clear()
         refused(caplog, cli.main(filter_args(tmp_path, path)), str(path), text)
@@ -266,6 +306,7 @@ def test_filter_reasons_are_the_true_ones(tmp_path, sgf_dir):
     assert "several_games" in rejected["two-games.sgf"] and "2 games" in rejected["two-games.sgf"]
     assert counts["qualified"] == 3 and counts["not_19x19"] == 1 and counts["several_games"] == 1
     from moveorder.records import load_records
+
     recs = {r.source: r for r in load_records(tmp_path / "q.jsonl")}
     assert recs["no-paren-variations.sgf"].moves == "".join(filler_moves(60))
     assert recs["latin1.sgf"].black == "Ménard"
@@ -290,6 +331,7 @@ def test_filter_shows_progress_only_when_asked(tmp_path, sgf_dir, capsys):
 
 # --- extract ------------------------------------------------------------------------------------------------
 
+
 def make_archives(tmp_path):
     """A tar.gz, a zip and a 7z of 30 records each (random bytes, so they compress poorly)."""
     files = {f"set/g{i:02d}.sgf": os.urandom(2000) for i in range(30)}
@@ -312,7 +354,7 @@ def make_archives(tmp_path):
 
 def cut(src, dest, keep=0.5):
     data = src.read_bytes()
-    dest.write_bytes(data[:int(len(data) * keep)])
+    dest.write_bytes(data[: int(len(data) * keep)])
     return dest
 
 
@@ -374,13 +416,17 @@ def test_links_in_archives_are_refused_by_our_own_check(tmp_path, caplog):
     zp = tmp_path / "link.zip"
     with zipfile.ZipFile(zp, "w") as z:
         info = zipfile.ZipInfo("set/evil.sgf")
-        info.external_attr = (0o120777 << 16)
+        info.external_attr = 0o120777 << 16
         z.writestr(info, "../../../../etc/passwd")
     for archive in (seven, zp):
         caplog.clear()
         dest = tmp_path / "out" / archive.name
-        refused(caplog, cli.main(["extract", str(archive), "--dest", str(dest)]), str(archive),
-                "member 'set/evil.sgf' is a link (links are refused")
+        refused(
+            caplog,
+            cli.main(["extract", str(archive), "--dest", str(dest)]),
+            str(archive),
+            "member 'set/evil.sgf' is a link (links are refused",
+        )
         assert not dest.exists()
 
 
@@ -402,18 +448,32 @@ def test_unknown_archive_types_are_refused_not_copied(tmp_path, caplog):
 
 # --- download -------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("sha", ["abc123", "g" * 64, "0" * 63])
 def test_download_refuses_a_malformed_sha256_before_downloading(tmp_path, caplog, sha):
     dest = tmp_path / "sub" / "file.bin"
     # Port 9 (discard) on loopback: were the download tried, this would be a connection error.
-    code = cli.main(["download", "--url", "http://127.0.0.1:9/file.bin", "--dest", str(dest), "--sha256", sha,
-                     "--retries", "0", "--quiet"])
+    code = cli.main(
+        [
+            "download",
+            "--url",
+            "http://127.0.0.1:9/file.bin",
+            "--dest",
+            str(dest),
+            "--sha256",
+            sha,
+            "--retries",
+            "0",
+            "--quiet",
+        ]
+    )
     msg = refused(caplog, code, "file.bin", f"--sha256 '{sha}' is not a sha256 (64 hexadecimal digits")
     assert "download failed" not in msg
     assert not (tmp_path / "sub").exists()
 
 
 # --- help ------------------------------------------------------------------------------------------------------
+
 
 def test_every_option_has_help_and_states_its_default():
     import argparse
@@ -427,8 +487,7 @@ def test_every_option_has_help_and_states_its_default():
                 continue
             assert action.help, f"{name} {action.option_strings or action.dest}: no help text"
             text = formatter._get_help_string(action) if hasattr(formatter, "_get_help_string") else action.help
-            states = (action.required or not action.option_strings or action.default is None
-                      or action.default is False)
+            states = action.required or not action.option_strings or action.default is None or action.default is False
             assert states or "default" in text, f"{name} {action.option_strings}: default not stated: {text!r}"
             checked += 1
     assert checked > 110  # every option of every verb, the annealing ones included
@@ -442,6 +501,7 @@ def test_help_shows_defaults(capsys):
 
 
 # --- no traceback from any of them --------------------------------------------------------------------------
+
 
 def test_no_traceback_from_the_command_line(tmp_path):
     pos = tmp_path / "bad.sgf"
@@ -470,11 +530,24 @@ def test_score_shows_progress_over_the_positions_it_analyses(tmp_path, capsys):
     from moveorder.katago import AnalysisCache, KataGoEngine
     from moveorder.scoring import score_results
 
-    rows = [{"id": "g1", "set": "t", "n": 4, "actual": OPENING[:4], "inferred": OPENING[:4][::-1], "lgm": 0.2,
-             "actual_lgm": 0.1, "exact_match": False, "komi": 7.5}]
+    rows = [
+        {
+            "id": "g1",
+            "set": "t",
+            "n": 4,
+            "actual": OPENING[:4],
+            "inferred": OPENING[:4][::-1],
+            "lgm": 0.2,
+            "actual_lgm": 0.1,
+            "exact_match": False,
+            "komi": 7.5,
+        }
+    ]
     fake = [sys.executable, str(REPO / "tests/fake_katago.py"), "normal"]
     with KataGoEngine(fake, timeout=30) as engine:
         out = score_results(rows, engine, AnalysisCache(None), visits=1, model="m", progress=True)
-        assert f"{out['analysed']}/{out['analysed']}" in capsys.readouterr().err and out["analysed"] == 9  # 5 + 5 positions, the empty board once
+        assert (
+            f"{out['analysed']}/{out['analysed']}" in capsys.readouterr().err and out["analysed"] == 9
+        )  # 5 + 5 positions, the empty board once
         score_results(rows, engine, AnalysisCache(None), visits=1, model="m")
         assert "score" not in capsys.readouterr().err

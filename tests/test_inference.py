@@ -1,6 +1,5 @@
 """Inference outputs: a whole set (resumable), and the one-position command line tool."""
 
-
 import pytest
 from sgfmill import sgf
 
@@ -55,12 +54,35 @@ def test_legal_only_and_symmetries_reach_infer_set(tmp_path, pro2_pool):
     got = {}
     for flags in ((), ("--legal-only",), ("--average-symmetries",), ("--legal-only", "--average-symmetries")):
         out = tmp_path / ("-".join(flags) or "plain")
-        assert cli.main(["infer-set", "--arrangements", str(tmp_path / "10m.jsonl"), "--out", f"{out}.jsonl",
-                         "--table", f"{out}.csv", "--network", FIXTURE, "--iterations", "20", "--trials", "1",
-                         "--quiet", *flags]) == 0
+        assert (
+            cli.main(
+                [
+                    "infer-set",
+                    "--arrangements",
+                    str(tmp_path / "10m.jsonl"),
+                    "--out",
+                    f"{out}.jsonl",
+                    "--table",
+                    f"{out}.csv",
+                    "--network",
+                    FIXTURE,
+                    "--iterations",
+                    "20",
+                    "--trials",
+                    "1",
+                    "--quiet",
+                    *flags,
+                ]
+            )
+            == 0
+        )
         got[flags] = load_results(f"{out}.jsonl")
-        model = PolicyLikelihood.from_file(FIXTURE, device="cpu", legal_only="--legal-only" in flags,
-                                           average_symmetries="--average-symmetries" in flags)
+        model = PolicyLikelihood.from_file(
+            FIXTURE,
+            device="cpu",
+            legal_only="--legal-only" in flags,
+            average_symmetries="--average-symmetries" in flags,
+        )
         for row, a in zip(got[flags], arrs):
             seq = torch.tensor([sgf_to_lz(a.actual)])
             assert row["actual_log_likelihood"] == pytest.approx(float(model.log_probs(seq).sum()), abs=1e-9)
@@ -100,10 +122,13 @@ def test_one_position_from_a_record_after_n_moves(tmp_path):
     assert len(game.get_main_sequence()) == 10
 
 
-@pytest.mark.parametrize("content, message", [
-    ("(;GM[1]SZ[19]AB[aa][bb][cc])", "3 black and 0 white"),
-    ("(;GM[1]SZ[19]AB[aa][pp]AW[ba][ab])", "without liberties"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("(;GM[1]SZ[19]AB[aa][bb][cc])", "3 black and 0 white"),
+        ("(;GM[1]SZ[19]AB[aa][pp]AW[ba][ab])", "without liberties"),
+    ],
+)
 def test_bad_positions_get_clear_errors(tmp_path, caplog, content, message):
     pos = tmp_path / "bad.sgf"
     pos.write_text(content)

@@ -18,8 +18,17 @@ FAKE = [sys.executable, str(REPO / "tests/fake_katago.py")]
 
 
 def query(qid, moves, turns, visits=8, **kw):
-    return {"id": qid, "moves": moves, "rules": "chinese", "komi": 7.5, "boardXSize": 19, "boardYSize": 19,
-            "analyzeTurns": list(turns), "maxVisits": visits, **kw}
+    return {
+        "id": qid,
+        "moves": moves,
+        "rules": "chinese",
+        "komi": 7.5,
+        "boardXSize": 19,
+        "boardYSize": 19,
+        "analyzeTurns": list(turns),
+        "maxVisits": visits,
+        **kw,
+    }
 
 
 def test_real_engine_policy_and_score_leads(engine):
@@ -37,10 +46,19 @@ def test_real_engine_policy_and_score_leads(engine):
     assert occupied == sorted(coords.to_flat(coords.from_gtp(m)) for _, m in moves)
     # Black gets five free stones while White passes: Black leads by far. With the side to move
     # reported, the lead flips sign between Black's turn and White's.
-    lopsided = [["B", "Q16"], ["W", "pass"], ["B", "D4"], ["W", "pass"], ["B", "Q4"], ["W", "pass"],
-                ["B", "D16"], ["W", "pass"], ["B", "K10"]]
+    lopsided = [
+        ["B", "Q16"],
+        ["W", "pass"],
+        ["B", "D4"],
+        ["W", "pass"],
+        ["B", "Q4"],
+        ["W", "pass"],
+        ["B", "D16"],
+        ["W", "pass"],
+        ["B", "K10"],
+    ]
     res = engine.analyze([query("lop", lopsided, [8, 9])])
-    assert res[("lop", 8)]["rootInfo"]["scoreLead"] > 10   # Black to move
+    assert res[("lop", 8)]["rootInfo"]["scoreLead"] > 10  # Black to move
     assert res[("lop", 9)]["rootInfo"]["scoreLead"] < -10  # White to move
 
 
@@ -55,8 +73,10 @@ def test_a_pool_analysis_depends_on_the_position_alone(tmp_path):
     def make(run):
         def engine(i):
             cfg = analysis_config(tmp_path / f"{run}/analysis-{i}.cfg", TUNER, threads=1)
-            return KataGoEngine.for_model(KATAGO, SMALL, cfg, stderr_log=tmp_path / f"{run}/stderr-{i}.log",
-                                          env=default_env())
+            return KataGoEngine.for_model(
+                KATAGO, SMALL, cfg, stderr_log=tmp_path / f"{run}/stderr-{i}.log", env=default_env()
+            )
+
         return engine
 
     with EnginePool(make("forwards"), 2) as pool:
@@ -65,8 +85,10 @@ def test_a_pool_analysis_depends_on_the_position_alone(tmp_path):
         backwards = pool.analyze([query(f"o{t}", moves, [t]) for t in reversed(range(len(moves) + 1))])
 
     def leads(res):
-        return {t: (r["rootInfo"]["scoreLead"], sorted((m["move"], m["scoreLead"]) for m in r["moveInfos"]))
-                for (_, t), r in res.items()}
+        return {
+            t: (r["rootInfo"]["scoreLead"], sorted((m["move"], m["scoreLead"]) for m in r["moveInfos"]))
+            for (_, t), r in res.items()
+        }
 
     assert len(forwards) == len(OPENING) + 1
     assert leads(forwards) == leads(backwards)
@@ -92,6 +114,7 @@ def test_killed_engine_is_restarted_and_every_turn_answered_once(engine):
 
 
 # --- the protocol layer, against a stand-in process -----------------------------------
+
 
 def fake(mode, *extra, timeout=30.0):
     return KataGoEngine(FAKE + [mode, *map(str, extra)], timeout=timeout)
@@ -124,8 +147,9 @@ def test_death_restart_resends_only_missing(tmp_path):
 def test_pool_clears_the_cache_before_every_position_and_answers_each_turn_once():
     with EnginePool(lambda i: fake("normal"), 3) as pool:
         seen = []
-        res = pool.analyze([query("a", [], [0, 1, 2, 3]), query("b", [], [7, 5])],
-                           on_result=lambda q, t, r: seen.append((q, t)))
+        res = pool.analyze(
+            [query("a", [], [0, 1, 2, 3]), query("b", [], [7, 5])], on_result=lambda q, t, r: seen.append((q, t))
+        )
     assert sorted(res) == [("a", 0), ("a", 1), ("a", 2), ("a", 3), ("b", 5), ("b", 7)]
     assert sorted(seen) == sorted(res)
     assert all(r["cleared"] for r in res.values())

@@ -42,8 +42,12 @@ def test_input_keys_are_equal_exactly_when_the_network_inputs_are():
     codes = position_codes(seqs, rows, pos)
     _, key_groups = torch.unique(keys, return_inverse=True)
     _, code_groups = torch.unique(codes, dim=0, return_inverse=True)
-    assert len(set(zip(key_groups.tolist(), code_groups.tolist()))) == len(set(key_groups.tolist())) \
-        == len(set(code_groups.tolist())) < len(keys)
+    assert (
+        len(set(zip(key_groups.tolist(), code_groups.tolist())))
+        == len(set(key_groups.tolist()))
+        == len(set(code_groups.tolist()))
+        < len(keys)
+    )
     # Sums wrap modulo 2^64 like the reference computed with Python integers.
     ref = int(hasher.prefix(seqs[:1])[0, -1])
     total = sum(int(hasher.stone[i % 2, int(m)]) for i, m in enumerate(seqs[0]))
@@ -81,9 +85,10 @@ def test_legal_only_and_symmetries_go_through_the_one_path():
         empty = (planes[:, 0] + planes[:, 8]).view(-1, 361) == 0
         mass = (probs[:, :361] * empty).sum(1) + probs[:, 361]
         expected = probs.gather(1, seq.T).squeeze(1)
-        for ev_raw, ev_legal in ((PositionEvaluator(raw), PositionEvaluator(legal)),
-                                 (PositionEvaluator(raw, cache_size=0, dedupe=False),
-                                  PositionEvaluator(legal, cache_size=0, dedupe=False))):
+        for ev_raw, ev_legal in (
+            (PositionEvaluator(raw), PositionEvaluator(legal)),
+            (PositionEvaluator(raw, cache_size=0, dedupe=False), PositionEvaluator(legal, cache_size=0, dedupe=False)),
+        ):
             got_raw = ev_raw.sequence_log_probs(seq)[0].exp()
             got_legal = ev_legal.sequence_log_probs(seq)[0].exp()
             assert torch.allclose(got_raw, expected.double(), rtol=1e-5)

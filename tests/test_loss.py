@@ -19,7 +19,9 @@ def test_move_losses_perspective_and_options():
 
 
 def test_compact_analysis_takes_max_lead_among_moves():
-    reply = {"rootInfo": {"scoreLead": 1.0, "visits": 9, "winrate": 0.6},
-             "moveInfos": [{"move": "D4", "scoreLead": 1.2, "order": 0}, {"move": "Q16", "scoreLead": 1.5, "order": 1}]}
+    reply = {
+        "rootInfo": {"scoreLead": 1.0, "visits": 9, "winrate": 0.6},
+        "moveInfos": [{"move": "D4", "scoreLead": 1.2, "order": 0}, {"move": "Q16", "scoreLead": 1.5, "order": 1}],
+    }
     c = compact_analysis(reply)
     assert c["best_lead"] == 1.5 and c["root_lead"] == 1.0 and c["best_move"] == "D4"

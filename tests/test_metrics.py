@@ -32,6 +32,9 @@ def test_summary_counts_every_arrangement_and_rates():
     assert row["lgm_slope"] == pytest.approx(slope_through_origin(inferred["actual_lgm"], inferred["lgm"]))
     assert row["share_on_or_above"] == pytest.approx(share_on_or_above(inferred["actual_lgm"], inferred["lgm"]))
     assert "loss_slope" not in row  # no scores given: no loss columns
-    both = better_both_ways(pd.DataFrame({"lgm": [0.2, 0.1], "actual_lgm": [0.1, 0.2],
-                                          "loss_inferred": [0.5, 0.5], "loss_actual": [1.0, 1.0]}))
+    both = better_both_ways(
+        pd.DataFrame(
+            {"lgm": [0.2, 0.1], "actual_lgm": [0.1, 0.2], "loss_inferred": [0.5, 0.5], "loss_actual": [1.0, 1.0]}
+        )
+    )
     assert list(both["lgm"]) == [0.2]

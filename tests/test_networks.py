@@ -16,8 +16,30 @@ from moveorder.networks import load_leela, load_policy, policy_probs
 from moveorder.settings import TrainConfig
 from moveorder.train import game_data, train
 
-SECOND = ["pd", "dp", "qp", "dd", "fq", "cn", "nq", "qf", "nc", "rd", "qc", "qi", "pl", "jp", "ep", "eq",
-          "dq", "fp", "eo", "gq", "cq", "fr"]  # a second opening; its move 22 (fr) captures at fq
+SECOND = [
+    "pd",
+    "dp",
+    "qp",
+    "dd",
+    "fq",
+    "cn",
+    "nq",
+    "qf",
+    "nc",
+    "rd",
+    "qc",
+    "qi",
+    "pl",
+    "jp",
+    "ep",
+    "eq",
+    "dq",
+    "fp",
+    "eo",
+    "gq",
+    "cq",
+    "fr",
+]  # a second opening; its move 22 (fr) captures at fq
 
 # 24 positions: every prefix of one opening (both colours to move, history up to 8 moves back)
 # and three of another.
@@ -132,6 +154,7 @@ def test_capture_history_against_leelaz():
     net = load_leela(FIXTURE)
     from helpers import make_sgf
     from moveorder.records import read_sgf
+
     gd = game_data(read_sgf(make_sgf(moves).encode(), "cap.sgf"))
     assert gd.boards[-1][coords.to_flat(coords.from_sgf("dd"))] == 0
     planes = torch.from_numpy(board_history_planes(gd.boards, len(moves), True))[None]

@@ -17,6 +17,7 @@ def test_ratio_one_is_white_and_extremes_are_blue_and_red():
 
 
 def test_ablation_bars_write_png_and_pdf(tmp_path):
-    plots.ablation_bars({"swp2": 0.9, "mix": 1.0}, tmp_path / "ablation", "LGM slope", "sweep test",
-                        {"swp2": 0.95, "mix": 1.02})
+    plots.ablation_bars(
+        {"swp2": 0.9, "mix": 1.0}, tmp_path / "ablation", "LGM slope", "sweep test", {"swp2": 0.95, "mix": 1.02}
+    )
     assert (tmp_path / "ablation.png").stat().st_size > 1000 and (tmp_path / "ablation.pdf").exists()

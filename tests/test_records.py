@@ -118,6 +118,7 @@ def test_scan_counts_every_file(sgf_dir, tmp_path):
 
 # --- records usable for training (the pool) -----------------------------------------------------
 
+
 def usable_reason(text):
     """Why a record cannot train: read_sgf refuses some (another board size), usable the rest."""
     with pytest.raises(RecordError) as err:
@@ -164,8 +165,9 @@ def test_scan_writes_usable_records_and_counts_the_rest(sgf_dir, tmp_path):
     (sgf_dir / "cap.sgf").write_text(make_sgf(capture_at_30()))
     (sgf_dir / "double.sgf").write_text(make_sgf(filler_moves(60), colours="BB" + "WB" * 30))
     (sgf_dir / "broken.sgf").write_text("(;GM[1]SZ[19];B[")
-    counts = records.write_scan(sgf_dir, tmp_path / "q.jsonl", tmp_path / "r.csv", tmp_path / "x.csv",
-                                usable_path=tmp_path / "u.jsonl")
+    counts = records.write_scan(
+        sgf_dir, tmp_path / "q.jsonl", tmp_path / "r.csv", tmp_path / "x.csv", usable_path=tmp_path / "u.jsonl"
+    )
     assert counts["files"] == 5 and counts["qualified"] == 1 and counts["usable"] == 3
     assert counts["unusable_bad_move_order"] == 1 and counts["unusable_unreadable"] == 1
     assert sorted(r.source for r in records.load_records(tmp_path / "u.jsonl")) == ["cap.sgf", "ha.sgf", "ok.sgf"]

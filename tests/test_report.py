@@ -26,8 +26,15 @@ def test_report_writes_every_figure_and_table(tmp_path):
     inferred, scored = fake_tables()
     inferred.to_csv(tmp_path / "i.csv", index=False)
     scored.to_csv(tmp_path / "s.csv", index=False)
-    make_report([("pro", 6, tmp_path / "i.csv", tmp_path / "s.csv")], REPO / "config/paper_results.yaml",
-                tmp_path / "out", tmp_path / "fig", "test-net", {"pro": "Fox pro"}, "note")
+    make_report(
+        [("pro", 6, tmp_path / "i.csv", tmp_path / "s.csv")],
+        REPO / "config/paper_results.yaml",
+        tmp_path / "out",
+        tmp_path / "fig",
+        "test-net",
+        {"pro": "Fox pro"},
+        "note",
+    )
     for name in ("likelihood_all", "loss_all", "likelihood_pro_6m", "loss_pro_6m", "examples/example_1"):
         for ext in (".png", ".pdf"):
             f = tmp_path / "fig" / f"{name}{ext}"
@@ -40,8 +47,9 @@ def test_report_writes_every_figure_and_table(tmp_path):
 def test_report_names_each_sets_network_and_appends_cross_level(tmp_path, monkeypatch):
     titles = []
     real = plots.likelihood_scatter
-    monkeypatch.setattr(plots, "likelihood_scatter",
-                        lambda panels, *a, **k: titles.append(list(panels)) or real(panels, *a, **k))
+    monkeypatch.setattr(
+        plots, "likelihood_scatter", lambda panels, *a, **k: titles.append(list(panels)) or real(panels, *a, **k)
+    )
     entries = []
     for s in ("pro", "kgs"):
         inferred, scored = fake_tables(seed=len(s))
@@ -49,8 +57,16 @@ def test_report_names_each_sets_network_and_appends_cross_level(tmp_path, monkey
         scored.to_csv(tmp_path / f"{s}-s.csv", index=False)
         entries.append((s, 6, tmp_path / f"{s}-i.csv", tmp_path / f"{s}-s.csv"))
     (tmp_path / "cross.md").write_text("## Networks across levels\n\n| a |\n|---|\n| 1 |\n")
-    make_report(entries, REPO / "config/paper_results.yaml", tmp_path / "out", tmp_path / "fig",
-                {"pro": "trained-pro", "kgs": "trained-kgs"}, {}, "note", cross_level=tmp_path / "cross.md")
+    make_report(
+        entries,
+        REPO / "config/paper_results.yaml",
+        tmp_path / "out",
+        tmp_path / "fig",
+        {"pro": "trained-pro", "kgs": "trained-kgs"},
+        {},
+        "note",
+        cross_level=tmp_path / "cross.md",
+    )
     summary = pd.read_csv(tmp_path / "out/summary.csv")
     assert dict(zip(summary["set"], summary["network"])) == {"pro": "trained-pro", "kgs": "trained-kgs"}
     text = (tmp_path / "out/summary.md").read_text()

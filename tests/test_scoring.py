@@ -10,8 +10,19 @@ from moveorder.scoring import score_results
 def test_scoring_dedupes_shared_prefixes_and_uses_cache(engine, tmp_path):
     actual = ["pd", "dp", "qp", "dd", "oc", "qj"]
     inferred = ["pd", "dp", "qp", "dd", "qj", "oc"]  # same first four moves
-    rows = [{"id": "g1", "set": "t", "n": 6, "actual": actual, "inferred": inferred, "lgm": 0.2,
-             "actual_lgm": 0.1, "exact_match": False, "komi": 7.5}]
+    rows = [
+        {
+            "id": "g1",
+            "set": "t",
+            "n": 6,
+            "actual": actual,
+            "inferred": inferred,
+            "lgm": 0.2,
+            "actual_lgm": 0.1,
+            "exact_match": False,
+            "komi": 7.5,
+        }
+    ]
     cache = AnalysisCache(tmp_path / "cache.jsonl")
     out = score_results(rows, engine, cache, visits=8, model=str(SMALL))
     assert out["positions"] == 14 and out["unique"] == 14 - 5 and out["analysed"] == 9

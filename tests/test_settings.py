@@ -11,14 +11,22 @@ from moveorder import cli
 from moveorder import settings as S
 
 # config section -> the dataclass holding its defaults
-SECTIONS = {"filter": S.FilterConfig, "selection": S.SelectConfig, "training": S.TrainConfig,
-            "policy": S.PolicyConfig, "inference": S.AnnealConfig, "katago": S.ScoreConfig}
+SECTIONS = {
+    "filter": S.FilterConfig,
+    "selection": S.SelectConfig,
+    "training": S.TrainConfig,
+    "policy": S.PolicyConfig,
+    "inference": S.AnnealConfig,
+    "katago": S.ScoreConfig,
+}
 
 
 def schema_defaults():
     schema = yaml.safe_load((REPO / "config/schema.yaml").read_text())["properties"]
-    return {section: {k: v["default"] for k, v in schema[section]["properties"].items() if "default" in v}
-            for section in SECTIONS}
+    return {
+        section: {k: v["default"] for k, v in schema[section]["properties"].items() if "default" in v}
+        for section in SECTIONS
+    }
 
 
 def comparable(cls, section_values):
@@ -48,7 +56,7 @@ def test_iterations_one_table():
     assert {int(k): v for k, v in schema.items()} == {int(k): v for k, v in config.items()} == S.PAPER_ITERATIONS
     assert S.AnnealConfig().iterations is None  # the length decides
     assert S.AnnealConfig().for_length(20).iterations == 5000 and S.AnnealConfig().for_length(40).iterations == 20000
-    assert S.AnnealConfig().for_length(30).iterations == 5000   # tie: the shorter length's
+    assert S.AnnealConfig().for_length(30).iterations == 5000  # tie: the shorter length's
     assert S.AnnealConfig().for_length(31).iterations == 20000
     assert S.AnnealConfig(iterations=7).for_length(40).iterations == 7
     assert S.AnnealConfig().for_length(25, {20: 10, 30: 99}).iterations == 10
@@ -60,9 +68,16 @@ def options(verb):
     return {a.dest: a.default for a in sub._actions if a.option_strings}
 
 
-@pytest.mark.parametrize("verb,cls", [("train-policy", S.TrainConfig), ("score", S.ScoreConfig),
-                                      ("infer", S.AnnealConfig), ("infer-set", S.AnnealConfig),
-                                      ("filter", S.FilterConfig)])
+@pytest.mark.parametrize(
+    "verb,cls",
+    [
+        ("train-policy", S.TrainConfig),
+        ("score", S.ScoreConfig),
+        ("infer", S.AnnealConfig),
+        ("infer-set", S.AnnealConfig),
+        ("filter", S.FilterConfig),
+    ],
+)
 def test_every_verb_takes_its_defaults_from_settings(verb, cls):
     given = options(verb)
     default = cls()

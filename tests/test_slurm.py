@@ -27,16 +27,21 @@ def tiny_config(tmp_path):
     games.mkdir()
     base = filler_moves(60)
     for i in range(4):
-        moves = base[:8] + base[8 + i:] + base[8:8 + i]
+        moves = base[:8] + base[8 + i :] + base[8 : 8 + i]
         (games / f"g{i}.sgf").write_text(make_sgf(moves[:60]))
     cfg = {
-        "sets": ["mine"], "datasets": {"mine": {"path": str(games)}},
-        "selection": {"games": 3, "lengths": [8]}, "training": {"sets": []},
+        "sets": ["mine"],
+        "datasets": {"mine": {"path": str(games)}},
+        "selection": {"games": 3, "lengths": [8]},
+        "training": {"sets": []},
         "policy": {"network": str(FIXTURE)},
         "inference": {"iterations": {8: 40}, "trials": 2, "chunk": 2},
-        "katago": {"binary": str(REPO / "tools/katago/bin/katago"),
-                   "model": str(REPO / "tools/katago/models/g170-b6c96-s175395328-d26788732.bin.gz"),
-                   "visits": 2, "threads": 1},
+        "katago": {
+            "binary": str(REPO / "tools/katago/bin/katago"),
+            "model": str(REPO / "tools/katago/models/g170-b6c96-s175395328-d26788732.bin.gz"),
+            "visits": 2,
+            "threads": 1,
+        },
         "sweeps": [],
     }
     path = tmp_path / "tiny.yaml"
@@ -111,8 +116,9 @@ def assert_same_results(local, cluster):
             pd.testing.assert_series_equal(pa[col], pb[col], rtol=LOSS_RTOL, obj=f"{rel} {col}")
     sweeps = [p.relative_to(local) for p in local.glob("results/sweeps/*/summary.csv")]
     for rel in [*files("results/summary.csv"), *sweeps]:
-        pd.testing.assert_frame_equal(pd.read_csv(local / rel), pd.read_csv(cluster / rel), rtol=LOSS_RTOL,
-                                      obj=str(rel))
+        pd.testing.assert_frame_equal(
+            pd.read_csv(local / rel), pd.read_csv(cluster / rel), rtol=LOSS_RTOL, obj=str(rel)
+        )
     files("results/figures/*.png")
     files("results/figures/examples/*.png")
 
@@ -132,13 +138,30 @@ def test_quick_configuration_on_slurm_equals_local(tmp_path, slurm_cluster):
     """The acceptance run: config/quick.yaml (500 training steps, config/cluster.yaml), offline mirror,
     locally and through SLURM."""
     local, cluster = run_local_and_on_slurm(
-        tmp_path, "--configfile", str(REPO / "config/quick.yaml"), str(REPO / "config/cluster.yaml"),
-        "--config", f"mirror={MIRROR}")
+        tmp_path,
+        "--configfile",
+        str(REPO / "config/quick.yaml"),
+        str(REPO / "config/cluster.yaml"),
+        "--config",
+        f"mirror={MIRROR}",
+    )
     assert_same_results(local, cluster)
     rules = {rule for _, rule in slurm_jobs(cluster)}
     # Every stage went through the scheduler, both networks, the cross-level table and both sweeps included.
-    assert {"download", "extract", "filter_records", "select_games", "katago_model", "train_policy", "infer",
-            "install_katago", "score", "cross_level", "figures", "sweep_summary"} <= rules
+    assert {
+        "download",
+        "extract",
+        "filter_records",
+        "select_games",
+        "katago_model",
+        "train_policy",
+        "infer",
+        "install_katago",
+        "score",
+        "cross_level",
+        "figures",
+        "sweep_summary",
+    } <= rules
     assert sorted(rule for _, rule in slurm_jobs(cluster)).count("train_policy") == 2
     assert len(list(cluster.glob("results/sweeps/*/summary.csv"))) == 2
     # The SLURM run trained the same networks: same held-out accuracy, to the last digit.

@@ -22,8 +22,12 @@ def test_the_shipped_sweeps_name_known_axes_and_expand_to_their_runs():
 def test_product_of_axes_over_base_and_explicit_runs(tmp_path):
     spec = {"name": "t", "base": {"trials": 2, "n": 40}, "axes": {"init": ["greedy", "random"], "trials": [1, 3]}}
     runs = sweeps.combinations(spec)
-    assert [label for _, label in runs] == ["init=greedy trials=1", "init=greedy trials=3",
-                                            "init=random trials=1", "init=random trials=3"]
+    assert [label for _, label in runs] == [
+        "init=greedy trials=1",
+        "init=greedy trials=3",
+        "init=random trials=1",
+        "init=random trials=3",
+    ]
     assert runs[1][0] == {"trials": 3, "n": 40, "init": "greedy"}  # the axis overrides the base
     listed = sweeps.combinations({"name": "t", "runs": [{"t_end": 0.05}, {}]})
     assert listed == [({"t_end": 0.05}, "t_end=0.05"), ({}, "base")]
@@ -42,9 +46,15 @@ def test_summary_has_a_row_per_run_and_draws_the_paper_beside_it(tmp_path):
         inferred, _ = fake_tables(n=8, seed=seed)
         paths.append(tmp_path / f"run{seed}.csv")
         inferred.to_csv(paths[-1], index=False)
-    df = sweeps.summarize_sweep("init", [("init=greedy", paths[0]), ("init=random", paths[1])],
-                                tmp_path / "summary.csv", tmp_path / "ablation.png", metric="mean_trial_std",
-                                paper=REPO / "config/paper_results.yaml", paper_key="init_trial_std")
+    df = sweeps.summarize_sweep(
+        "init",
+        [("init=greedy", paths[0]), ("init=random", paths[1])],
+        tmp_path / "summary.csv",
+        tmp_path / "ablation.png",
+        metric="mean_trial_std",
+        paper=REPO / "config/paper_results.yaml",
+        paper_key="init_trial_std",
+    )
     table = pd.read_csv(tmp_path / "summary.csv")
     assert list(table["run"]) == ["init=greedy", "init=random"] and len(df) == 2
     assert table.loc[1, "mean_trial_std"] == pytest.approx(summarize(pd.read_csv(paths[1]))["mean_trial_std"])

@@ -30,10 +30,17 @@ def test_handicap_game_starts_from_its_stones_with_white_to_move():
 
 def test_batch_planes_equal_the_reference_builder():
     """Bit-packed batches give exactly board_history_planes' planes, for captures and handicap games too."""
-    games = [game_data(read_sgf(t.encode(), f"g{i}.sgf")) for i, t in enumerate([
-        make_sgf(filler_moves(40)), make_sgf(capture_at_30()),
-        handicap_sgf([m for m in filler_moves(30) if m not in ("dp", "pd")]),
-        make_sgf(filler_moves(12)[:6] + [""] + filler_moves(12)[6:])])]
+    games = [
+        game_data(read_sgf(t.encode(), f"g{i}.sgf"))
+        for i, t in enumerate(
+            [
+                make_sgf(filler_moves(40)),
+                make_sgf(capture_at_30()),
+                handicap_sgf([m for m in filler_moves(30) if m not in ("dp", "pd")]),
+                make_sgf(filler_moves(12)[:6] + [""] + filler_moves(12)[6:]),
+            ]
+        )
+    ]
     sampler = PositionSampler(games)
     index = [(g, i) for g, gd in enumerate(games) for i in range(len(gd.targets))]
     assert len(sampler) == len(index) and sampler.games == 4
@@ -85,8 +92,9 @@ def test_learning_rate_warms_up_then_follows_a_cosine():
 
 def test_training_follows_the_schedule(pro2_pool, tmp_path):
     """The optimiser's learning rate at the end is the schedule's (cosine: ~0; constant: the peak)."""
-    base = dict(blocks=1, filters=8, steps=6, batch_size=16, lr=0.01, warmup_steps=2, heldout_positions=50,
-                seed=2, threads=2)
+    base = dict(
+        blocks=1, filters=8, steps=6, batch_size=16, lr=0.01, warmup_steps=2, heldout_positions=50, seed=2, threads=2
+    )
     for schedule, expected in (("cosine", lr_factor(5, 6, 2)), ("constant", 1.0)):
         train(pro2_pool, tmp_path / schedule, TrainConfig(**base, lr_schedule=schedule), device="cpu", progress=False)
         state = torch.load(tmp_path / schedule / "checkpoint.pt", weights_only=False)
@@ -118,8 +126,18 @@ def test_value_head_is_optional(pro2_pool, tmp_path):
 
 
 def test_a_killed_run_resumes_to_the_same_weights(pro2_pool, tmp_path, monkeypatch):
-    cfg = TrainConfig(blocks=1, filters=8, steps=6, batch_size=16, heldout_positions=100, seed=6, threads=2,
-                      value_head=False, symmetries=True, checkpoint_every=3)
+    cfg = TrainConfig(
+        blocks=1,
+        filters=8,
+        steps=6,
+        batch_size=16,
+        heldout_positions=100,
+        seed=6,
+        threads=2,
+        value_head=False,
+        symmetries=True,
+        checkpoint_every=3,
+    )
     train(pro2_pool, tmp_path / "one", cfg, device="cpu", progress=False)
     real, calls = PositionSampler.batch, []
 
@@ -149,13 +167,23 @@ def test_precision_choice():
 
 
 def test_bfloat16_training_repeats_itself(pro2_pool, tmp_path):
-    cfg = TrainConfig(blocks=1, filters=8, steps=5, batch_size=16, heldout_positions=100, seed=8, threads=2,
-                      value_head=False, precision="bfloat16")
+    cfg = TrainConfig(
+        blocks=1,
+        filters=8,
+        steps=5,
+        batch_size=16,
+        heldout_positions=100,
+        seed=8,
+        threads=2,
+        value_head=False,
+        precision="bfloat16",
+    )
     a = train(pro2_pool, tmp_path / "a", cfg, device="cpu", progress=False)
     train(pro2_pool, tmp_path / "b", cfg, device="cpu", progress=False)
     assert a["precision"] == "bfloat16"
     assert (tmp_path / "a/policy.txt.gz").read_bytes() == (tmp_path / "b/policy.txt.gz").read_bytes()
-    c = train(pro2_pool, tmp_path / "c", TrainConfig(**{**cfg.__dict__, "precision": "float32"}), device="cpu",
-              progress=False)
+    c = train(
+        pro2_pool, tmp_path / "c", TrainConfig(**{**cfg.__dict__, "precision": "float32"}), device="cpu", progress=False
+    )
     assert c["precision"] == "float32"
     assert (tmp_path / "c/policy.txt.gz").read_bytes() != (tmp_path / "a/policy.txt.gz").read_bytes()

@@ -29,12 +29,11 @@ def test_local_dataset_end_to_end(tmp_path):
     games.mkdir()
     base = filler_moves(60)
     for i in range(12):
-        moves = base[:50] + base[50:][i % 10:] + base[50:][:i % 10]
+        moves = base[:50] + base[50:][i % 10 :] + base[50:][: i % 10]
         (games / f"g{i:02d}.sgf").write_text(make_sgf(moves[:50] + [f"{'abcdefghijklm'[i]}s"] + moves[50:]))
     (games / "handicap.sgf").write_text(make_sgf(base, root="HA[2]"))
     (games / "broken.sgf").write_text("(;GM[1]SZ[19];B[dd")
-    cfg = {"sets": ["mine"], "datasets": {"mine": {"path": str(games)}},
-           "selection": {"games": 4, "lengths": [10, 20]}}
+    cfg = {"sets": ["mine"], "datasets": {"mine": {"path": str(games)}}, "selection": {"games": 4, "lengths": [10, 20]}}
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
     run_snakemake(tmp_path, "data", "--cores", "2", "--configfile", str(tmp_path / "cfg.yaml"))
     report = read_report(tmp_path / "results/data/mine/filter_report.csv")
@@ -69,8 +68,9 @@ def test_mirror_pro_and_kgs_full_selection(tmp_path):
         assert report["usable"] + sum(v for k, v in report.items() if k.startswith("unusable_")) == report["files"]
         pool = read_report(tmp_path / f"results/data/{s}/pool_report.csv", key="what")
         assert pool["candidates"] == report["usable"] and pool["evaluation_games"] == 100
-        assert pool["candidates"] == sum(pool[k] for k in ("evaluation_games", "duplicates",
-                                                           "repeats_evaluation_opening", "pool"))
+        assert pool["candidates"] == sum(
+            pool[k] for k in ("evaluation_games", "duplicates", "repeats_evaluation_opening", "pool")
+        )
         assert sum(1 for _ in open(tmp_path / f"data/pool/{s}.jsonl")) == pool["pool"]
     for s in ("pro", "kgs"):
         for n in (20, 40):
@@ -93,20 +93,19 @@ def test_paper_network_comes_through_the_download_rule(tmp_path):
 def planned_commands(workdir, *args):
     proc = run_snakemake(workdir, "-n", "-p", *args)
     lines = (proc.stdout + proc.stderr).splitlines()
-    return [line[line.index("moveorder "):].strip() for line in lines if "moveorder " in line]
+    return [line[line.index("moveorder ") :].strip() for line in lines if "moveorder " in line]
 
 
 def test_own_level_infers_each_set_with_its_own_network(tmp_path):
     """quick.yaml: one network per set; each set's main runs use its own; 20 moves also with the other."""
-    cmds = planned_commands(tmp_path, "--configfile", str(REPO / "config/quick.yaml"), "--config",
-                            f"mirror={MIRROR}")
+    cmds = planned_commands(tmp_path, "--configfile", str(REPO / "config/quick.yaml"), "--config", f"mirror={MIRROR}")
     trains = sorted(c.split("--pool ")[1].split()[0] for c in cmds if c.startswith("moveorder train-policy"))
     assert trains == ["data/pool/kgs.jsonl", "data/pool/pro.jsonl"]
     main = set()  # (set, length, network) of every run with the main settings
     for c in cmds:
         if c.startswith("moveorder infer-set") and "--init greedy --neighbour mix" in c:
-            arr = c.split("--arrangements ")[1].split()[0]           # data/arrangements/SET/Nm.jsonl
-            net = c.split("--network ")[1].split()[0]                # results/networks/trained-X/model.pt
+            arr = c.split("--arrangements ")[1].split()[0]  # data/arrangements/SET/Nm.jsonl
+            net = c.split("--network ")[1].split()[0]  # results/networks/trained-X/model.pt
             main.add((arr.split("/")[2], arr.split("/")[3], net.split("/")[2]))
     for s in ("pro", "kgs"):
         for n in ("20m.jsonl", "40m.jsonl"):
@@ -122,8 +121,9 @@ def test_own_level_infers_each_set_with_its_own_network(tmp_path):
 
 def test_own_level_needs_a_network_for_every_set(tmp_path):
     cfg = tmp_path / "c.yaml"
-    cfg.write_text(yaml.safe_dump({"sets": ["pro", "kgs"], "training": {"sets": ["pro"]},
-                                   "policy": {"network": "own-level"}}))
+    cfg.write_text(
+        yaml.safe_dump({"sets": ["pro", "kgs"], "training": {"sets": ["pro"]}, "policy": {"network": "own-level"}})
+    )
     proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
     assert proc.returncode != 0 and "no network is trained for ['kgs']" in proc.stdout + proc.stderr
     cfg.write_text(yaml.safe_dump({"sets": ["pro"], "training": {"sets": ["pro"], "cross_lengths": [30]}}))
@@ -134,8 +134,16 @@ def test_own_level_needs_a_network_for_every_set(tmp_path):
 def test_one_network_for_every_set_still_works(tmp_path):
     """policy.network naming one trained network: every set's runs use it, as before issue 15."""
     cfg = tmp_path / "c.yaml"
-    cfg.write_text(yaml.safe_dump({"sets": ["pro", "kgs"], "mirror": str(MIRROR), "training": {"sets": ["pro"]},
-                                   "policy": {"network": "trained-pro"}}))
+    cfg.write_text(
+        yaml.safe_dump(
+            {
+                "sets": ["pro", "kgs"],
+                "mirror": str(MIRROR),
+                "training": {"sets": ["pro"]},
+                "policy": {"network": "trained-pro"},
+            }
+        )
+    )
     cmds = planned_commands(tmp_path, "--configfile", str(cfg))
     nets = {c.split("--network ")[1].split()[0] for c in cmds if c.startswith("moveorder infer-set")}
     assert nets == {"results/networks/trained-pro/model.pt"}
@@ -145,10 +153,18 @@ def test_one_network_for_every_set_still_works(tmp_path):
 def test_method_is_in_config_run_names_and_sweeps(tmp_path):
     """inference.method and beam_width reach infer-set, name the run's folder, and are sweep axes."""
     cfg = tmp_path / "c.yaml"
-    cfg.write_text(yaml.safe_dump({"sets": ["pro"], "mirror": str(MIRROR), "training": {"sets": ["pro"]},
-                                   "policy": {"network": "trained-pro"},
-                                   "inference": {"method": "beam", "beam_width": 64},
-                                   "sweeps": [str(REPO / "config/sweeps/methods.yaml")]}))
+    cfg.write_text(
+        yaml.safe_dump(
+            {
+                "sets": ["pro"],
+                "mirror": str(MIRROR),
+                "training": {"sets": ["pro"]},
+                "policy": {"network": "trained-pro"},
+                "inference": {"method": "beam", "beam_width": 64},
+                "sweeps": [str(REPO / "config/sweeps/methods.yaml")],
+            }
+        )
+    )
     cmds = planned_commands(tmp_path, "--configfile", str(cfg))
     runs = {}
     for c in cmds:
@@ -169,9 +185,18 @@ def test_a_length_between_the_tables_gets_the_command_lines_iterations(tmp_path)
     from moveorder.settings import AnnealConfig
 
     cfg = tmp_path / "c.yaml"
-    cfg.write_text(yaml.safe_dump({"sets": ["pro"], "mirror": str(MIRROR), "training": {"sets": ["pro"]},
-                                   "policy": {"network": "trained-pro"}, "selection": {"lengths": [30, 31]},
-                                   "sweeps": []}))
+    cfg.write_text(
+        yaml.safe_dump(
+            {
+                "sets": ["pro"],
+                "mirror": str(MIRROR),
+                "training": {"sets": ["pro"]},
+                "policy": {"network": "trained-pro"},
+                "selection": {"lengths": [30, 31]},
+                "sweeps": [],
+            }
+        )
+    )
     cmds = [c for c in planned_commands(tmp_path, "--configfile", str(cfg)) if c.startswith("moveorder infer-set")]
     planned = {c.split("--arrangements ")[1].split()[0]: int(c.split("--iterations ")[1].split()[0]) for c in cmds}
     assert planned == {f"data/arrangements/pro/{n}m.jsonl": AnnealConfig().for_length(n).iterations for n in (30, 31)}

@@ -48,7 +48,7 @@ Arrangement = Tuple[Sequence[int], Sequence[int]]  # (black stones, white stones
 # --- counter-based randomness --------------------------------------------------------
 
 M32 = 0xFFFFFFFF
-DRAWS = 8             # counter values reserved per iteration (5 used)
+DRAWS = 8  # counter values reserved per iteration (5 used)
 INIT_STREAM = 1 << 31  # counters of the random start
 
 
@@ -91,10 +91,11 @@ def below(h: torch.Tensor, m) -> torch.Tensor:
 
 def uniform(h: torch.Tensor) -> torch.Tensor:
     """A draw -> a float64 in (0, 1)."""
-    return (h.double() + 0.5) * 2.0 ** -32
+    return (h.double() + 0.5) * 2.0**-32
 
 
 # --- neighbours, for all chains at once -----------------------------------------------
+
 
 def _colour(h: torch.Tensor, n: int, k: int) -> Optional[torch.Tensor]:
     """Per chain, a colour (0 Black, 1 White) with at least ``k`` stones, in proportion to its stones."""
@@ -142,11 +143,11 @@ def rot3(n: int, h: torch.Tensor):
 
 
 def mov2(n: int, h: torch.Tensor):
-    k = below(h[:, 0], n - 1)                  # the pair at k, k + 1
+    k = below(h[:, 0], n - 1)  # the pair at k, k + 1
     parity = k % 2
-    places = (n - parity) // 2                 # starts of the same parity: parity, parity + 2, ... <= n - 2
+    places = (n - parity) // 2  # starts of the same parity: parity, parity + 2, ... <= n - 2
     e = below(h[:, 1], (places - 1).clamp(min=1))
-    di = e + (e >= k // 2)                     # skip k itself
+    di = e + (e >= k // 2)  # skip k itself
     d = parity + 2 * di
     moved = places > 1
     j = torch.arange(n, device=h.device)[None, :]
@@ -171,13 +172,17 @@ def propose(name: str, t: int, seqs: torch.Tensor, h: torch.Tensor):
     """Every chain's neighbour at iteration ``t``: (sequences, lo, hi); ``lo > hi`` where nothing changed."""
     C, n = seqs.shape
     if n < 3:
-        return seqs.clone(), torch.zeros(C, dtype=torch.long, device=seqs.device), \
-            torch.full((C,), -1, dtype=torch.long, device=seqs.device)
+        return (
+            seqs.clone(),
+            torch.zeros(C, dtype=torch.long, device=seqs.device),
+            torch.full((C,), -1, dtype=torch.long, device=seqs.device),
+        )
     perm, lo, hi = NEIGHBOUR_FUNCS[neighbour_kind(name, t)](n, h)
     return seqs.gather(1, perm), lo, hi
 
 
 # --- initial solutions --------------------------------------------------------------------
+
 
 def interleave(black: torch.Tensor, white: torch.Tensor) -> torch.Tensor:
     seqs = torch.empty(len(black), black.shape[1] + white.shape[1], dtype=torch.long, device=black.device)
@@ -213,22 +218,26 @@ def greedy_orders(evaluator: PositionEvaluator, black: torch.Tensor, white: torc
     return seqs
 
 
-def beam_starts(evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, trials: int
-                ) -> torch.Tensor:
+def beam_starts(
+    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, trials: int
+) -> torch.Tensor:
     """``(A * trials, n)``: each arrangement's ``trials`` best beam orders, one a trial (the last repeated
     where the beam holds fewer)."""
     found = beam_search(evaluator, arrangements, width=width, keep=trials)
-    return torch.tensor([orders[min(k, len(orders) - 1)][0] for orders in found for k in range(trials)],
-                        dtype=torch.long)
+    return torch.tensor(
+        [orders[min(k, len(orders) - 1)][0] for orders in found for k in range(trials)], dtype=torch.long
+    )
 
 
-def beam_results(evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int
-                 ) -> List[List["ChainResult"]]:
+def beam_results(
+    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int
+) -> List[List["ChainResult"]]:
     """Beam search alone, as one 'trial' per arrangement (the ``beam`` method)."""
     return [[ChainResult(orders[0][0], orders[0][1])] for orders in beam_search(evaluator, arrangements, width)]
 
 
 # --- the annealer ---------------------------------------------------------------------------
+
 
 @dataclass
 class ChainResult:
@@ -241,12 +250,12 @@ class ChainResult:
 class AnnealStats:
     """Work counters over one or more :func:`anneal` calls (batches)."""
 
-    iterations: int = 0         # iterations, summed over batches
-    chains: int = 0             # chains, summed over batches
-    chain_iterations: int = 0   # chains x iterations, summed over batches
-    requests: int = 0           # positions asked of the evaluator
-    hits: int = 0               # of which served by its cache
-    evaluations: int = 0        # positions the network evaluated
+    iterations: int = 0  # iterations, summed over batches
+    chains: int = 0  # chains, summed over batches
+    chain_iterations: int = 0  # chains x iterations, summed over batches
+    requests: int = 0  # positions asked of the evaluator
+    hits: int = 0  # of which served by its cache
+    evaluations: int = 0  # positions the network evaluated
     naive_evaluations: int = 0  # what re-evaluating every position of every proposal would cost
     seconds: float = 0.0
     network_seconds: float = 0.0
@@ -269,9 +278,14 @@ def lgm(log_likelihood: float, n: int) -> float:
     return math.exp(log_likelihood / n)
 
 
-def anneal(evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], cfg: AnnealConfig,
-           indices: Optional[Sequence[int]] = None, stats: Optional[AnnealStats] = None,
-           progress=None) -> List[List[ChainResult]]:
+def anneal(
+    evaluator: PositionEvaluator,
+    arrangements: Sequence[Arrangement],
+    cfg: AnnealConfig,
+    indices: Optional[Sequence[int]] = None,
+    stats: Optional[AnnealStats] = None,
+    progress=None,
+) -> List[List[ChainResult]]:
     """Run ``cfg.trials`` chains per arrangement; return, per arrangement, each trial's best solution.
 
     ``arrangements``: (black stones, white stones) as Leela Zero indices, all
@@ -340,13 +354,16 @@ def anneal(evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], cf
         stats.seconds += time.perf_counter() - t0
         stats.add_evaluator(evaluator, before)
     best, best_ll, accepted = best.cpu().tolist(), best_ll.cpu().tolist(), accepted.cpu().tolist()
-    return [[ChainResult(best[a * T + k], best_ll[a * T + k], accepted[a * T + k]) for k in range(T)]
-            for a in range(len(arrangements))]
+    return [
+        [ChainResult(best[a * T + k], best_ll[a * T + k], accepted[a * T + k]) for k in range(T)]
+        for a in range(len(arrangements))
+    ]
 
 
 # --- the exact optimum ------------------------------------------------------------------------
 
+
 def brute_force(evaluator: PositionEvaluator, black: Sequence[int], white: Sequence[int]) -> Tuple[List[int], float]:
     """The exact most likely order and its log-likelihood: :func:`moveorder.beam.beam_search` with no width limit."""
-    (seq, ll), = beam_search(evaluator, [(black, white)], width=None)[0]
+    ((seq, ll),) = beam_search(evaluator, [(black, white)], width=None)[0]
     return seq, ll

@@ -44,8 +44,10 @@ def detect_format(name: str) -> str:
         return "tar"
     if low.endswith(".zip"):
         return "zip"
-    raise ArchiveError(f"{name}: unknown archive type (expected {_KNOWN}, or an .sgf file, which is copied as "
-                       "it is; --format 7z|tar|zip names the format of a file whose name does not)")
+    raise ArchiveError(
+        f"{name}: unknown archive type (expected {_KNOWN}, or an .sgf file, which is copied as "
+        "it is; --format 7z|tar|zip names the format of a file whose name does not)"
+    )
 
 
 def check_member(archive: Path, name: str) -> None:
@@ -56,8 +58,9 @@ def check_member(archive: Path, name: str) -> None:
 
 
 def _link(archive: Path, name: str) -> UnsafeArchiveError:
-    return UnsafeArchiveError(f"{archive}: member {name!r} is a link (links are refused: one could point "
-                              "outside the target folder)")
+    return UnsafeArchiveError(
+        f"{archive}: member {name!r} is a link (links are refused: one could point outside the target folder)"
+    )
 
 
 def group_volumes(files: Sequence[Path]) -> List[List[Path]]:
@@ -152,8 +155,10 @@ def extract(volumes: Sequence[Path], dest: Path, fmt: str | None = None) -> None
     except Exception as err:  # every library has its own errors for a truncated or corrupt file
         detail = " ".join(str(err).split())
         detail = detail if len(detail) <= 300 else detail[:297] + "..."
-        raise ArchiveError(f"{name}: cannot unpack this {fmt} archive (truncated, corrupt, or not {fmt}): "
-                           f"{type(err).__name__}: {detail}") from err
+        raise ArchiveError(
+            f"{name}: cannot unpack this {fmt} archive (truncated, corrupt, or not {fmt}): "
+            f"{type(err).__name__}: {detail}"
+        ) from err
 
 
 def unpack_inputs(files: Sequence[Path], dest: Path, fmt: str | None = None) -> List[Path]:

@@ -34,8 +34,8 @@ class Arrangement:
     id: str
     set: str
     n: int
-    black: List[str]   # SGF points, sorted
-    white: List[str]   # SGF points, sorted
+    black: List[str]  # SGF points, sorted
+    white: List[str]  # SGF points, sorted
     actual: List[str]  # SGF points in the order played (the answer key)
     komi: float | None = None
     rules: str = ""
@@ -61,12 +61,18 @@ def clip(record: Record, n: int, set_name: str) -> Arrangement:
         raise ValueError(f"{record.source}: a pass within the first {n} moves")
     sgf_moves = [coords.to_sgf(m) for m in moves]
     return Arrangement(
-        id=record.id, set=set_name, n=n,
-        black=sorted(sgf_moves[0::2]), white=sorted(sgf_moves[1::2]), actual=sgf_moves,
-        komi=record.komi, rules=record.rules,
+        id=record.id,
+        set=set_name,
+        n=n,
+        black=sorted(sgf_moves[0::2]),
+        white=sorted(sgf_moves[1::2]),
+        actual=sgf_moves,
+        komi=record.komi,
+        rules=record.rules,
         players=f"{record.black} (B) vs {record.white} (W)",
         ranks=f"{record.black_rank} / {record.white_rank}",
-        date=record.date, source=record.source,
+        date=record.date,
+        source=record.source,
     )
 
 
@@ -86,8 +92,14 @@ def dedupe(records: Sequence[Record]) -> Tuple[List[Record], int]:
     return kept, len(records) - len(kept)
 
 
-def select_games(records: Sequence[Record], count: int, seed: int, set_name: str,
-                 leak_prefix: int, usable: Optional[Sequence[Record]] = None) -> Dict[str, object]:
+def select_games(
+    records: Sequence[Record],
+    count: int,
+    seed: int,
+    set_name: str,
+    leak_prefix: int,
+    usable: Optional[Sequence[Record]] = None,
+) -> Dict[str, object]:
     """Pick ``count`` evaluation games among ``records`` and the training pool.
 
     Records are sorted by source path before drawing, so the choice depends
@@ -115,12 +127,18 @@ def select_games(records: Sequence[Record], count: int, seed: int, set_name: str
         if r.moves in chosen:
             evaluation += 1
             continue
-        if r.moves[:2 * leak_prefix] in openings:
+        if r.moves[: 2 * leak_prefix] in openings:
             leaked += 1
             continue
         pool.append(r)
-    return {"selected": selected, "pool": pool, "duplicates": duplicates, "leaked": leaked,
-            "evaluation": evaluation, "usable": len(candidates)}
+    return {
+        "selected": selected,
+        "pool": pool,
+        "duplicates": duplicates,
+        "leaked": leaked,
+        "evaluation": evaluation,
+        "usable": len(candidates),
+    }
 
 
 def write_jsonl(path: Path, items) -> None:
@@ -138,9 +156,18 @@ def load_arrangements(path: Path) -> List[Arrangement]:
         return [Arrangement.from_json(line) for line in f if line.strip()]
 
 
-def select_set(records_path: Path, set_name: str, count: int, seed: int, lengths: Sequence[int], out_dir: Path,
-               pool_path: Path, selection_path: Path, usable_path: Optional[Path] = None,
-               pool_report_path: Optional[Path] = None) -> Dict[str, int]:
+def select_set(
+    records_path: Path,
+    set_name: str,
+    count: int,
+    seed: int,
+    lengths: Sequence[int],
+    out_dir: Path,
+    pool_path: Path,
+    selection_path: Path,
+    usable_path: Optional[Path] = None,
+    pool_report_path: Optional[Path] = None,
+) -> Dict[str, int]:
     """A set's evaluation games, clipped to each length (``out_dir/{n}m.jsonl``), its pool and their reports.
 
     Only records long enough for every length are drawn from (passes are ruled
@@ -164,9 +191,13 @@ def select_set(records_path: Path, set_name: str, count: int, seed: int, lengths
         w.writerow(["set", "id", "source", "black", "white", "black_rank", "white_rank", "date", "komi"])
         for r in chosen["selected"]:
             w.writerow([set_name, r.id, r.source, r.black, r.white, r.black_rank, r.white_rank, r.date, r.komi])
-    pool_counts = {"candidates": chosen["usable"], "evaluation_games": chosen["evaluation"],
-                   "duplicates": chosen["duplicates"], "repeats_evaluation_opening": chosen["leaked"],
-                   "pool": len(chosen["pool"])}
+    pool_counts = {
+        "candidates": chosen["usable"],
+        "evaluation_games": chosen["evaluation"],
+        "duplicates": chosen["duplicates"],
+        "repeats_evaluation_opening": chosen["leaked"],
+        "pool": len(chosen["pool"]),
+    }
     if pool_report_path:
         with open(pool_report_path, "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)

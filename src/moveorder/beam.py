@@ -36,8 +36,9 @@ def stone_tensors(arrangements: Sequence[Tuple[Sequence[int], Sequence[int]]], d
     return black.view(len(arrangements), -1), white.view(len(arrangements), -1)
 
 
-def beam_search(evaluator: PositionEvaluator, arrangements, width: Optional[int] = None, merge: bool = True,
-                keep: int = 1) -> List[List[Tuple[List[int], float]]]:
+def beam_search(
+    evaluator: PositionEvaluator, arrangements, width: Optional[int] = None, merge: bool = True, keep: int = 1
+) -> List[List[Tuple[List[int], float]]]:
     """The ``keep`` most likely complete orders found for each arrangement, best first, with log-likelihoods.
 
     ``width``: prefixes kept per arrangement and move number (None: all, the exact solver).
@@ -49,7 +50,7 @@ def beam_search(evaluator: PositionEvaluator, arrangements, width: Optional[int]
     A, n = len(black), black.shape[1] + white.shape[1]
     hasher = InputHasher(device)
     seqs = torch.full((A, n), PAD, dtype=torch.long, device=device)
-    owner = torch.arange(A, device=device)             # the arrangement of each prefix
+    owner = torch.arange(A, device=device)  # the arrangement of each prefix
     ll = torch.zeros(A, dtype=torch.float64, device=device)
     for i in range(n):
         stones = (black if i % 2 == 0 else white)[owner]  # (P, k)

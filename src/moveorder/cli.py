@@ -28,9 +28,11 @@ VERBS: Dict[str, Tuple[str, Callable, Callable]] = {}
 
 def verb(name: str, help: str, options: Callable[[argparse.ArgumentParser], None]):
     """Register ``cmd_VERB`` as the verb ``name``, with the function adding its options."""
+
     def register(command: Callable[[argparse.Namespace], int]):
         VERBS[name] = (help, options, command)
         return command
+
     return register
 
 
@@ -43,6 +45,7 @@ def _int_at_least(low: int):
         if value < low:
             raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
         return value
+
     parse.__name__ = f"whole number >= {low}"
     return parse
 
@@ -53,8 +56,9 @@ def _progress(a: argparse.Namespace) -> bool:
 
 
 def _quiet_option(s: argparse.ArgumentParser) -> None:
-    s.add_argument("--quiet", action="store_true",
-                   help="no progress bar (it is shown only when stderr is a terminal anyway)")
+    s.add_argument(
+        "--quiet", action="store_true", help="no progress bar (it is shown only when stderr is a terminal anyway)"
+    )
 
 
 def _config_from(cls, a: argparse.Namespace):
@@ -64,14 +68,21 @@ def _config_from(cls, a: argparse.Namespace):
 
 # --- data stage --------------------------------------------------------------
 
+
 def _download_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--url", required=True, help="http(s) URL, file:// URL or local path")
     s.add_argument("--dest", required=True, help="the file to write (renamed into place only when whole)")
-    s.add_argument("--sha256", default="",
-                   help="expected sha256 (64 hexadecimal digits, checked before downloading); default: none, "
-                        "the actual one is written to DEST.sha256")
-    s.add_argument("--mirror", default="",
-                   help="folder laid out as MIRROR/HOST/PATH to read http(s) URLs from; default: the network")
+    s.add_argument(
+        "--sha256",
+        default="",
+        help="expected sha256 (64 hexadecimal digits, checked before downloading); default: none, "
+        "the actual one is written to DEST.sha256",
+    )
+    s.add_argument(
+        "--mirror",
+        default="",
+        help="folder laid out as MIRROR/HOST/PATH to read http(s) URLs from; default: the network",
+    )
     s.add_argument("--retries", type=_int_at_least(0), default=5, help="retries after a failed HTTP request")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -80,18 +91,30 @@ def _download_options(s: argparse.ArgumentParser) -> None:
 def cmd_download(a: argparse.Namespace) -> int:
     from .download import fetch
 
-    fetch(a.url, Path(a.dest), sha256=a.sha256 or None, mirror=Path(a.mirror) if a.mirror else None,
-          retries=a.retries, quiet=a.quiet)
+    fetch(
+        a.url,
+        Path(a.dest),
+        sha256=a.sha256 or None,
+        mirror=Path(a.mirror) if a.mirror else None,
+        retries=a.retries,
+        quiet=a.quiet,
+    )
     return 0
 
 
 def _extract_options(s: argparse.ArgumentParser) -> None:
-    s.add_argument("files", nargs="+",
-                   help="archives, volumes (NAME.7z.001 ...), .sgf files (copied), or one local folder to copy")
-    s.add_argument("--dest", required=True,
-                   help="folder; each archive goes to DEST/ARCHIVE_NAME/ (nothing is left on an error)")
-    s.add_argument("--format", choices=["7z", "tar", "zip"], default=None,
-                   help="format of every file; default: from each file's name")
+    s.add_argument(
+        "files", nargs="+", help="archives, volumes (NAME.7z.001 ...), .sgf files (copied), or one local folder to copy"
+    )
+    s.add_argument(
+        "--dest", required=True, help="folder; each archive goes to DEST/ARCHIVE_NAME/ (nothing is left on an error)"
+    )
+    s.add_argument(
+        "--format",
+        choices=["7z", "tar", "zip"],
+        default=None,
+        help="format of every file; default: from each file's name",
+    )
 
 
 @verb("extract", "unpack archives (7z, multi-volume 7z, tar.*, zip) into a folder", _extract_options)
@@ -107,16 +130,25 @@ def _filter_options(s: argparse.ArgumentParser) -> None:
     d = S.FilterConfig()
     s.add_argument("--input", required=True, help="folder holding the SGF files (searched recursively)")
     s.add_argument("--qualified", required=True, help="JSONL of qualified records")
-    s.add_argument("--usable", default="",
-                   help="JSONL of every record usable for training (qualified included); default: none")
+    s.add_argument(
+        "--usable", default="", help="JSONL of every record usable for training (qualified included); default: none"
+    )
     s.add_argument("--report", required=True, help="CSV: count of files by rejection reason")
     s.add_argument("--rejected", required=True, help="CSV: every rejected file with its reason")
-    s.add_argument("--capture-free", type=_int_at_least(0), default=d.capture_free,
-                   help="no pass and no capture allowed in this many first moves")
+    s.add_argument(
+        "--capture-free",
+        type=_int_at_least(0),
+        default=d.capture_free,
+        help="no pass and no capture allowed in this many first moves",
+    )
     s.add_argument("--min-moves", type=_int_at_least(0), default=d.min_moves, help="fewer moves than this: too_short")
     s.add_argument("--workers", type=_int_at_least(1), default=1, help="processes parsing files")
-    s.add_argument("--include", nargs="*", default=[],
-                   help="glob patterns on paths relative to --input, e.g. '*/9p/*'; default: every file")
+    s.add_argument(
+        "--include",
+        nargs="*",
+        default=[],
+        help="glob patterns on paths relative to --input, e.g. '*/9p/*'; default: every file",
+    )
     _quiet_option(s)
 
 
@@ -124,13 +156,26 @@ def _filter_options(s: argparse.ArgumentParser) -> None:
 def cmd_filter(a: argparse.Namespace) -> int:
     from .records import write_scan
 
-    counts = write_scan(Path(a.input), Path(a.qualified), Path(a.report), Path(a.rejected),
-                        capture_free=a.capture_free, min_moves=a.min_moves, workers=a.workers,
-                        include=a.include, usable_path=Path(a.usable) if a.usable else None,
-                        progress=_progress(a))
-    log.info("%s: %d files, %d qualified, %d usable for training; rejected: %s", a.input, counts["files"],
-             counts["qualified"], counts["usable"],
-             ", ".join(f"{k}={v}" for k, v in counts.items() if k not in ("files", "qualified", "usable") and v))
+    counts = write_scan(
+        Path(a.input),
+        Path(a.qualified),
+        Path(a.report),
+        Path(a.rejected),
+        capture_free=a.capture_free,
+        min_moves=a.min_moves,
+        workers=a.workers,
+        include=a.include,
+        usable_path=Path(a.usable) if a.usable else None,
+        progress=_progress(a),
+    )
+    log.info(
+        "%s: %d files, %d qualified, %d usable for training; rejected: %s",
+        a.input,
+        counts["files"],
+        counts["qualified"],
+        counts["usable"],
+        ", ".join(f"{k}={v}" for k, v in counts.items() if k not in ("files", "qualified", "usable") and v),
+    )
     return 0
 
 
@@ -140,13 +185,20 @@ def _select_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--set", required=True, help="name of the set, e.g. pro")
     s.add_argument("--count", type=_int_at_least(1), default=d.games, help="evaluation games to draw")
     s.add_argument("--seed", type=int, default=0, help="seed of the draw")
-    s.add_argument("--lengths", type=_int_at_least(1), nargs="+", default=list(d.lengths),
-                   help="clip every selected game to each of these numbers of moves")
+    s.add_argument(
+        "--lengths",
+        type=_int_at_least(1),
+        nargs="+",
+        default=list(d.lengths),
+        help="clip every selected game to each of these numbers of moves",
+    )
     s.add_argument("--out-dir", required=True, help="writes {n}m.jsonl per length")
     s.add_argument("--pool", required=True, help="JSONL: the training pool")
-    s.add_argument("--usable", default="",
-                   help="JSONL of the records usable for training: the pool is drawn from these "
-                        "(default: the qualified records)")
+    s.add_argument(
+        "--usable",
+        default="",
+        help="JSONL of the records usable for training: the pool is drawn from these (default: the qualified records)",
+    )
     s.add_argument("--pool-report", default="", help="CSV: where the pool's candidates went; default: none")
     s.add_argument("--selection", required=True, help="CSV: the selected games and their metadata")
 
@@ -155,16 +207,31 @@ def _select_options(s: argparse.ArgumentParser) -> None:
 def cmd_select(a: argparse.Namespace) -> int:
     from .arrangements import select_set
 
-    counts = select_set(Path(a.records), a.set, a.count, a.seed, a.lengths, Path(a.out_dir), Path(a.pool),
-                        Path(a.selection), Path(a.usable) if a.usable else None,
-                        Path(a.pool_report) if a.pool_report else None)
+    counts = select_set(
+        Path(a.records),
+        a.set,
+        a.count,
+        a.seed,
+        a.lengths,
+        Path(a.out_dir),
+        Path(a.pool),
+        Path(a.selection),
+        Path(a.usable) if a.usable else None,
+        Path(a.pool_report) if a.pool_report else None,
+    )
     pool = {k: v for k, v in counts.items() if k not in ("qualified", "selected")}
-    log.info("%s: %d qualified, %d selected; pool %s", a.set, counts["qualified"], counts["selected"],
-             ", ".join(f"{k}={v}" for k, v in pool.items()))
+    log.info(
+        "%s: %d qualified, %d selected; pool %s",
+        a.set,
+        counts["qualified"],
+        counts["selected"],
+        ", ".join(f"{k}={v}" for k, v in pool.items()),
+    )
     return 0
 
 
 # --- networks -------------------------------------------------------------------
+
 
 def _train_policy_options(s: argparse.ArgumentParser) -> None:
     d = S.TrainConfig()
@@ -175,24 +242,48 @@ def _train_policy_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--steps", type=_int_at_least(1), default=d.steps, help="training steps")
     s.add_argument("--batch-size", type=_int_at_least(1), default=d.batch_size, help="positions per step")
     s.add_argument("--lr", type=float, default=d.lr, help="peak learning rate (AdamW)")
-    s.add_argument("--warmup-steps", type=_int_at_least(0), default=d.warmup_steps,
-                   help="linear learning-rate warm-up over these steps")
-    s.add_argument("--lr-schedule", choices=S.LR_SCHEDULES, default=d.lr_schedule,
-                   help="after warm-up: cosine decay to 0 at the last step, or constant")
-    s.add_argument("--value-head", action=argparse.BooleanOptionalAction, default=d.value_head,
-                   help="train the value head too (the likelihood needs only the policy)")
-    s.add_argument("--symmetries", action=argparse.BooleanOptionalAction, default=d.symmetries,
-                   help="turn each sample by one of the board's 8 symmetries, drawn at random")
-    s.add_argument("--precision", choices=S.TRAIN_PRECISIONS, default=d.precision,
-                   help="forward/backward under bfloat16 autocast, or not; auto: bfloat16 on a GPU and on a "
-                        "CPU with native bfloat16 (AVX512-BF16, AMX)")
-    s.add_argument("--heldout-fraction", type=float, default=d.heldout_fraction,
-                   help="fraction of games held out for metrics")
-    s.add_argument("--checkpoint-every", type=_int_at_least(1), default=d.checkpoint_every,
-                   help="steps between checkpoints (a rerun resumes from the last one)")
+    s.add_argument(
+        "--warmup-steps",
+        type=_int_at_least(0),
+        default=d.warmup_steps,
+        help="linear learning-rate warm-up over these steps",
+    )
+    s.add_argument(
+        "--lr-schedule",
+        choices=S.LR_SCHEDULES,
+        default=d.lr_schedule,
+        help="after warm-up: cosine decay to 0 at the last step, or constant",
+    )
+    s.add_argument(
+        "--value-head",
+        action=argparse.BooleanOptionalAction,
+        default=d.value_head,
+        help="train the value head too (the likelihood needs only the policy)",
+    )
+    s.add_argument(
+        "--symmetries",
+        action=argparse.BooleanOptionalAction,
+        default=d.symmetries,
+        help="turn each sample by one of the board's 8 symmetries, drawn at random",
+    )
+    s.add_argument(
+        "--precision",
+        choices=S.TRAIN_PRECISIONS,
+        default=d.precision,
+        help="forward/backward under bfloat16 autocast, or not; auto: bfloat16 on a GPU and on a "
+        "CPU with native bfloat16 (AVX512-BF16, AMX)",
+    )
+    s.add_argument(
+        "--heldout-fraction", type=float, default=d.heldout_fraction, help="fraction of games held out for metrics"
+    )
+    s.add_argument(
+        "--checkpoint-every",
+        type=_int_at_least(1),
+        default=d.checkpoint_every,
+        help="steps between checkpoints (a rerun resumes from the last one)",
+    )
     s.add_argument("--seed", type=int, default=d.seed, help="seed of the split, the batches and the weights")
-    s.add_argument("--threads", type=_int_at_least(0), default=d.threads,
-                   help="torch CPU threads; 0: torch's default")
+    s.add_argument("--threads", type=_int_at_least(0), default=d.threads, help="torch CPU threads; 0: torch's default")
     s.add_argument("--device", default=None, help="cpu, cuda, ...; default: a GPU if there is one")
     _quiet_option(s)
 
@@ -207,35 +298,68 @@ def cmd_train_policy(a: argparse.Namespace) -> int:
 
 def _cross_level_options(s: argparse.ArgumentParser) -> None:
     d = S.TrainConfig()
-    s.add_argument("--network", nargs=2, action="append", required=True, metavar=("NAME", "MODEL_PT"),
-                   help="a trained network (model.pt of train-policy); NAME trained-SET marks its own level")
-    s.add_argument("--heldout", nargs=2, action="append", required=True, metavar=("SET", "POOL"),
-                   help="a set's training pool; its held-out games are split off as train-policy does")
-    s.add_argument("--inferred", nargs=4, action="append", default=[], metavar=("SET", "N", "NETWORK", "CSV"),
-                   help="an inference table (infer-set) of SET at N moves with NETWORK; default: none")
+    s.add_argument(
+        "--network",
+        nargs=2,
+        action="append",
+        required=True,
+        metavar=("NAME", "MODEL_PT"),
+        help="a trained network (model.pt of train-policy); NAME trained-SET marks its own level",
+    )
+    s.add_argument(
+        "--heldout",
+        nargs=2,
+        action="append",
+        required=True,
+        metavar=("SET", "POOL"),
+        help="a set's training pool; its held-out games are split off as train-policy does",
+    )
+    s.add_argument(
+        "--inferred",
+        nargs=4,
+        action="append",
+        default=[],
+        metavar=("SET", "N", "NETWORK", "CSV"),
+        help="an inference table (infer-set) of SET at N moves with NETWORK; default: none",
+    )
     s.add_argument("--heldout-fraction", type=float, default=d.heldout_fraction, help="as given to train-policy")
     s.add_argument("--seed", type=int, default=d.seed, help="as given to train-policy")
-    s.add_argument("--positions", type=_int_at_least(1), default=d.heldout_positions,
-                   help="held-out positions per set (training's number)")
+    s.add_argument(
+        "--positions",
+        type=_int_at_least(1),
+        default=d.heldout_positions,
+        help="held-out positions per set (training's number)",
+    )
     s.add_argument("--threads", type=_int_at_least(0), default=0, help="torch CPU threads; 0: torch's default")
     s.add_argument("--table", required=True, help="CSV: network, set, held-out top-1 and log-likelihood")
     s.add_argument("--inference-table", required=True, help="CSV: LGM slope and share on/above y=x per run")
     s.add_argument("--markdown", required=True, help="both tables as markdown")
 
 
-@verb("cross-level", "every trained network on every set's held-out games (and inference runs)",
-      _cross_level_options)
+@verb("cross-level", "every trained network on every set's held-out games (and inference runs)", _cross_level_options)
 def cmd_cross_level(a: argparse.Namespace) -> int:
     from .cross_level import write_tables
 
-    held, _ = write_tables({name: Path(path) for name, path in a.network},
-                           {s: Path(path) for s, path in a.heldout},
-                           [(s, int(n), net, Path(path)) for s, n, net, path in a.inferred],
-                           a.heldout_fraction, a.seed, Path(a.table), Path(a.inference_table),
-                           Path(a.markdown), positions=a.positions, threads=a.threads)
+    held, _ = write_tables(
+        {name: Path(path) for name, path in a.network},
+        {s: Path(path) for s, path in a.heldout},
+        [(s, int(n), net, Path(path)) for s, n, net, path in a.inferred],
+        a.heldout_fraction,
+        a.seed,
+        Path(a.table),
+        Path(a.inference_table),
+        Path(a.markdown),
+        positions=a.positions,
+        threads=a.threads,
+    )
     for r in held.itertuples():
-        log.info("%s on %s held-out games: top-1 %.3f, mean log-likelihood %.3f", r.network, r.set,
-                 r.top1_accuracy, r.mean_log_likelihood)
+        log.info(
+            "%s on %s held-out games: top-1 %.3f, mean log-likelihood %.3f",
+            r.network,
+            r.set,
+            r.top1_accuracy,
+            r.mean_log_likelihood,
+        )
     return 0
 
 
@@ -256,49 +380,90 @@ def cmd_policy(a: argparse.Namespace) -> int:
 
 # --- inference ------------------------------------------------------------------
 
+
 def _anneal_options(s: argparse.ArgumentParser) -> None:
     d, p = S.AnnealConfig(), S.PolicyConfig()
     paper = ", ".join(f"{v:,} for {k} moves" for k, v in S.PAPER_ITERATIONS.items())
     s.add_argument("--network", required=True, help="Leela Zero weights (.txt/.gz/.zip) or a moveorder .pt")
-    s.add_argument("--iterations", type=_int_at_least(1), default=d.iterations,
-                   help=f"iterations per trial (default: the paper's, {paper}; other lengths the nearest's)")
-    s.add_argument("--trials", type=_int_at_least(1), default=d.trials,
-                   help="independent chains per arrangement; the most likely result is kept (default: %(default)s)")
-    s.add_argument("--method", choices=S.METHODS, default=d.method,
-                   help="anneal: the paper's; beam: beam search alone; beam+anneal: annealing started from the "
-                   "beam's best orders, one a trial (default: %(default)s)")
-    s.add_argument("--beam-width", type=_int_at_least(1), default=d.beam_width,
-                   help="prefixes the beam keeps per move number (method beam, init beam) (default: %(default)s)")
+    s.add_argument(
+        "--iterations",
+        type=_int_at_least(1),
+        default=d.iterations,
+        help=f"iterations per trial (default: the paper's, {paper}; other lengths the nearest's)",
+    )
+    s.add_argument(
+        "--trials",
+        type=_int_at_least(1),
+        default=d.trials,
+        help="independent chains per arrangement; the most likely result is kept (default: %(default)s)",
+    )
+    s.add_argument(
+        "--method",
+        choices=S.METHODS,
+        default=d.method,
+        help="anneal: the paper's; beam: beam search alone; beam+anneal: annealing started from the "
+        "beam's best orders, one a trial (default: %(default)s)",
+    )
+    s.add_argument(
+        "--beam-width",
+        type=_int_at_least(1),
+        default=d.beam_width,
+        help="prefixes the beam keeps per move number (method beam, init beam) (default: %(default)s)",
+    )
     s.add_argument("--init", choices=S.INITS, default=d.init, help="initial order (default: %(default)s)")
-    s.add_argument("--neighbour", choices=S.NEIGHBOURS, default=d.neighbour,
-                   help="neighbour operator; mix = swp2, mov2, rot3 in turn (default: %(default)s)")
-    s.add_argument("--t-start", type=float, default=d.t_start, help="temperature at the first iteration "
-                   "(default: %(default)s)")
-    s.add_argument("--t-end", type=float, default=d.t_end, help="temperature at the last iteration "
-                   "(default: %(default)s)")
-    s.add_argument("--schedule", choices=S.SCHEDULES, default=d.schedule,
-                   help="how the temperature falls (default: %(default)s)")
-    s.add_argument("--seed", type=int, default=d.seed, help="every random draw follows from it "
-                   "(default: %(default)s)")
-    s.add_argument("--cache-size", type=_int_at_least(0), default=p.cache_size,
-                   help=f"slots of the position cache, 1.4 kB each; 0: no cache (default: {S.CACHE_SLOTS} on a "
-                   "CPU, where it pays; 0 on a GPU, where it is not measured yet)")
+    s.add_argument(
+        "--neighbour",
+        choices=S.NEIGHBOURS,
+        default=d.neighbour,
+        help="neighbour operator; mix = swp2, mov2, rot3 in turn (default: %(default)s)",
+    )
+    s.add_argument(
+        "--t-start", type=float, default=d.t_start, help="temperature at the first iteration (default: %(default)s)"
+    )
+    s.add_argument(
+        "--t-end", type=float, default=d.t_end, help="temperature at the last iteration (default: %(default)s)"
+    )
+    s.add_argument(
+        "--schedule", choices=S.SCHEDULES, default=d.schedule, help="how the temperature falls (default: %(default)s)"
+    )
+    s.add_argument("--seed", type=int, default=d.seed, help="every random draw follows from it (default: %(default)s)")
+    s.add_argument(
+        "--cache-size",
+        type=_int_at_least(0),
+        default=p.cache_size,
+        help=f"slots of the position cache, 1.4 kB each; 0: no cache (default: {S.CACHE_SLOTS} on a "
+        "CPU, where it pays; 0 on a GPU, where it is not measured yet)",
+    )
     s.add_argument("--average-symmetries", action="store_true", help="mean of the 8 symmetries' softmax")
     s.add_argument("--legal-only", action="store_true", help="renormalise over empty points and pass")
-    s.add_argument("--precision", choices=S.PRECISIONS, default=p.precision,
-                   help="network arithmetic; tf32 needs a CUDA device (default: %(default)s)")
+    s.add_argument(
+        "--precision",
+        choices=S.PRECISIONS,
+        default=p.precision,
+        help="network arithmetic; tf32 needs a CUDA device (default: %(default)s)",
+    )
     s.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: a GPU if there is one)")
-    s.add_argument("--max-batch", type=_int_at_least(1), default=None,
-                   help="positions per network call (default: 64 on a CPU, 1024 on a GPU)")
+    s.add_argument(
+        "--max-batch",
+        type=_int_at_least(1),
+        default=None,
+        help="positions per network call (default: 64 on a CPU, 1024 on a GPU)",
+    )
     s.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _evaluator(a: argparse.Namespace):
     from .likelihood import evaluator_from_file
 
-    return evaluator_from_file(Path(a.network), device=a.device, average_symmetries=a.average_symmetries,
-                               legal_only=a.legal_only, max_batch=a.max_batch, precision=a.precision,
-                               cache_size=a.cache_size)
+    return evaluator_from_file(
+        Path(a.network),
+        device=a.device,
+        average_symmetries=a.average_symmetries,
+        legal_only=a.legal_only,
+        max_batch=a.max_batch,
+        precision=a.precision,
+        cache_size=a.cache_size,
+    )
 
 
 def _infer_set_options(s: argparse.ArgumentParser) -> None:
@@ -307,8 +472,12 @@ def _infer_set_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--table", required=True, help="CSV table")
     s.add_argument("--sgf-dir", default="", help="write each inferred sequence as an SGF file here; default: none")
     s.add_argument("--stats", default="", help="JSON: evaluations, cache hits, time; default: none")
-    s.add_argument("--chunk", type=_int_at_least(1), default=S.PolicyConfig().chunk,
-                   help="arrangements per batch (and per resume unit)")
+    s.add_argument(
+        "--chunk",
+        type=_int_at_least(1),
+        default=S.PolicyConfig().chunk,
+        help="arrangements per batch (and per resume unit)",
+    )
     _anneal_options(s)
 
 
@@ -324,22 +493,43 @@ def cmd_infer_set(a: argparse.Namespace) -> int:
     evaluator = _evaluator(a)
     stats = infer_set(Path(a.arrangements), Path(a.out), evaluator, cfg, chunk=a.chunk, progress=not a.quiet)
     settings = describe(a.network, cfg, a.precision)
-    write_table(load_results(Path(a.out)), Path(a.table), Path(a.sgf_dir) if a.sgf_dir else None,
-                network=a.network, settings=settings)
+    write_table(
+        load_results(Path(a.out)),
+        Path(a.table),
+        Path(a.sgf_dir) if a.sgf_dir else None,
+        network=a.network,
+        settings=settings,
+    )
     if a.stats:
-        Path(a.stats).write_text(json.dumps(stats.__dict__ | {"settings": settings, "precision": a.precision,
-                                                              "device": str(evaluator.device)}, indent=2) + "\n")
+        Path(a.stats).write_text(
+            json.dumps(
+                stats.__dict__ | {"settings": settings, "precision": a.precision, "device": str(evaluator.device)},
+                indent=2,
+            )
+            + "\n"
+        )
     return 0
 
 
 def _infer_options(s: argparse.ArgumentParser) -> None:
-    s.add_argument("position", help="SGF: a position as setup stones (AB/AW, no moves), or a game record "
-                                    "without setup stones (its position after --moves moves)")
-    s.add_argument("-o", "--output", required=True,
-                   help="the ordered game record to write (SGF; keeps the input's komi and players)")
-    s.add_argument("--moves", type=int, default=None,
-                   help="take the record's position after this many moves (1 .. the record's moves); "
-                        "default: a file of setup stones is the position, a record is taken after its last move")
+    s.add_argument(
+        "position",
+        help="SGF: a position as setup stones (AB/AW, no moves), or a game record "
+        "without setup stones (its position after --moves moves)",
+    )
+    s.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help="the ordered game record to write (SGF; keeps the input's komi and players)",
+    )
+    s.add_argument(
+        "--moves",
+        type=int,
+        default=None,
+        help="take the record's position after this many moves (1 .. the record's moves); "
+        "default: a file of setup stones is the position, a record is taken after its last move",
+    )
     _anneal_options(s)
 
 
@@ -348,8 +538,16 @@ def cmd_infer(a: argparse.Namespace) -> int:
     from . import coords
     from .inference import infer_position
 
-    row = infer_position(a.position, Path(a.output), a.moves, _config_from(S.AnnealConfig, a),
-                         lambda: _evaluator(a), a.network, a.precision, progress=not a.quiet)
+    row = infer_position(
+        a.position,
+        Path(a.output),
+        a.moves,
+        _config_from(S.AnnealConfig, a),
+        lambda: _evaluator(a),
+        a.network,
+        a.precision,
+        progress=not a.quiet,
+    )
     print(" ".join(coords.sgf_to_gtp(row["inferred"])))
     print(f"LGM {row['lgm']:.4f}  ->  {a.output}")
     return 0
@@ -357,11 +555,11 @@ def cmd_infer(a: argparse.Namespace) -> int:
 
 # --- KataGo -------------------------------------------------------------------------
 
+
 def _install_katago_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--dest", required=True, help="folder; writes DEST/bin/katago, models/, opencl-tune.txt")
     s.add_argument("--binary", default="", help="use this KataGo binary; default: the katrain wheel's")
-    s.add_argument("--wheel", default="",
-                   help="a katrain-1.20.0 wheel already downloaded; default: pip downloads it")
+    s.add_argument("--wheel", default="", help="a katrain-1.20.0 wheel already downloaded; default: pip downloads it")
 
 
 @verb("install-katago", "install KataGo (from the katrain wheel, or a binary you have)", _install_katago_options)
@@ -380,27 +578,48 @@ def _score_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--results", required=True, help="JSONL from infer-set")
     s.add_argument("--katago", required=True, help="KataGo binary (or the installed wrapper)")
     s.add_argument("--model", required=True, help="KataGo model file (.bin.gz)")
-    s.add_argument("--tuner", default="",
-                   help="OpenCL tuning file (skips KataGo's autotuning); default: none, KataGo tunes itself")
+    s.add_argument(
+        "--tuner", default="", help="OpenCL tuning file (skips KataGo's autotuning); default: none, KataGo tunes itself"
+    )
     s.add_argument("--visits", type=_int_at_least(1), default=d.visits, help="KataGo visits per position")
     s.add_argument("--rules", default=d.rules, help="KataGo rules")
     s.add_argument("--komi", type=float, default=d.komi, help="komi when a record gives none")
-    s.add_argument("--delta-max", choices=S.DELTA_MAX, default=d.delta_max,
-                   help="the best score lead at a position: its best move's, or the root's")
+    s.add_argument(
+        "--delta-max",
+        choices=S.DELTA_MAX,
+        default=d.delta_max,
+        help="the best score lead at a position: its best move's, or the root's",
+    )
     s.add_argument("--clamp", action="store_true", help="clamp each move's loss at zero")
-    s.add_argument("--threads", type=_int_at_least(1), default=d.threads,
-                   help="KataGo processes, each analysing one position at a time from an empty network cache "
-                        "(with --shared-cache: analysis threads of one process)")
-    s.add_argument("--shared-cache", action="store_true",
-                   help="one KataGo process whose analysis threads share its network cache and batches: faster "
-                        "on a GPU with --max-batch > 1, but a position's leads then depend on what was analysed "
-                        "before it, so losses change from run to run")
-    s.add_argument("--max-batch", type=_int_at_least(1), default=d.max_batch,
-                   help="KataGo's nnMaxBatchSize; more than 1 needs --shared-cache")
-    s.add_argument("--timeout", type=float, default=d.timeout,
-                   help="give up (an error) after this many seconds without a reply from KataGo")
-    s.add_argument("--cache", default="",
-                   help="JSONL cache of finished analyses (a rerun resumes from it); default: none")
+    s.add_argument(
+        "--threads",
+        type=_int_at_least(1),
+        default=d.threads,
+        help="KataGo processes, each analysing one position at a time from an empty network cache "
+        "(with --shared-cache: analysis threads of one process)",
+    )
+    s.add_argument(
+        "--shared-cache",
+        action="store_true",
+        help="one KataGo process whose analysis threads share its network cache and batches: faster "
+        "on a GPU with --max-batch > 1, but a position's leads then depend on what was analysed "
+        "before it, so losses change from run to run",
+    )
+    s.add_argument(
+        "--max-batch",
+        type=_int_at_least(1),
+        default=d.max_batch,
+        help="KataGo's nnMaxBatchSize; more than 1 needs --shared-cache",
+    )
+    s.add_argument(
+        "--timeout",
+        type=float,
+        default=d.timeout,
+        help="give up (an error) after this many seconds without a reply from KataGo",
+    )
+    s.add_argument(
+        "--cache", default="", help="JSONL cache of finished analyses (a rerun resumes from it); default: none"
+    )
     s.add_argument("--work-dir", required=True, help="for the engine's config and stderr log")
     s.add_argument("--table", required=True, help="CSV: losses per arrangement")
     s.add_argument("--moves-table", required=True, help="CSV: losses per move")
@@ -412,30 +631,50 @@ def _score_options(s: argparse.ArgumentParser) -> None:
 def cmd_score(a: argparse.Namespace) -> int:
     from .scoring import score_file, write_scores
 
-    out, settings = score_file(Path(a.results), Path(a.katago), a.model, Path(a.work_dir),
-                               _config_from(S.ScoreConfig, a), tuner=Path(a.tuner) if a.tuner else None,
-                               cache=Path(a.cache) if a.cache else None, progress=_progress(a))
+    out, settings = score_file(
+        Path(a.results),
+        Path(a.katago),
+        a.model,
+        Path(a.work_dir),
+        _config_from(S.ScoreConfig, a),
+        tuner=Path(a.tuner) if a.tuner else None,
+        cache=Path(a.cache) if a.cache else None,
+        progress=_progress(a),
+    )
     write_scores(out, Path(a.table), Path(a.moves_table), Path(a.stats) if a.stats else None, settings)
-    log.info("%d positions, %d distinct, %d analysed in %.1f s", out["positions"], out["unique"],
-             out["analysed"], out["seconds"])
+    log.info(
+        "%d positions, %d distinct, %d analysed in %.1f s",
+        out["positions"],
+        out["unique"],
+        out["analysed"],
+        out["seconds"],
+    )
     return 0
 
 
 # --- figures and tables ---------------------------------------------------------------
 
+
 def _report_options(s: argparse.ArgumentParser) -> None:
-    s.add_argument("--entry", nargs=4, action="append", required=True,
-                   metavar=("SET", "N", "INFERRED_CSV", "SCORED_CSV"),
-                   help="one set and length: its inference table and its scored table (repeat for each)")
+    s.add_argument(
+        "--entry",
+        nargs=4,
+        action="append",
+        required=True,
+        metavar=("SET", "N", "INFERRED_CSV", "SCORED_CSV"),
+        help="one set and length: its inference table and its scored table (repeat for each)",
+    )
     s.add_argument("--paper", required=True, help="the paper's published numbers (config/paper_results.yaml)")
     s.add_argument("--out-dir", required=True, help="summary.csv/.md, paper_comparison.csv/.md")
     s.add_argument("--figures", required=True, help="folder for the figures")
     s.add_argument("--network", default="", help="the network every set was inferred with; default: none")
-    s.add_argument("--set-network", nargs="*", default=[],
-                   help="SET=NETWORK pairs: the network each set was inferred with (instead of --network); "
-                        "default: none")
-    s.add_argument("--cross-level", default="",
-                   help="markdown of cross-level to append to summary.md; default: none")
+    s.add_argument(
+        "--set-network",
+        nargs="*",
+        default=[],
+        help="SET=NETWORK pairs: the network each set was inferred with (instead of --network); default: none",
+    )
+    s.add_argument("--cross-level", default="", help="markdown of cross-level to append to summary.md; default: none")
     s.add_argument("--dataset", nargs="*", default=[], help="SET=description pairs for the tables; default: none")
     s.add_argument("--note", default="", help="a line naming the configuration, printed under figures; default: none")
     s.add_argument("--examples", type=_int_at_least(0), default=3, help="example sequences drawn per set")
@@ -448,15 +687,30 @@ def cmd_report(a: argparse.Namespace) -> int:
     entries = [(s, int(n), Path(i), Path(c)) for s, n, i, c in a.entry]
     datasets = dict(kv.split("=", 1) for kv in a.dataset)
     network = dict(kv.split("=", 1) for kv in a.set_network) if a.set_network else a.network
-    make_report(entries, Path(a.paper), Path(a.out_dir), Path(a.figures), network, datasets, a.note,
-                a.examples, Path(a.cross_level) if a.cross_level else None)
+    make_report(
+        entries,
+        Path(a.paper),
+        Path(a.out_dir),
+        Path(a.figures),
+        network,
+        datasets,
+        a.note,
+        a.examples,
+        Path(a.cross_level) if a.cross_level else None,
+    )
     return 0
 
 
 def _sweep_summary_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--name", required=True, help="the sweep's name")
-    s.add_argument("--run", nargs=2, action="append", required=True, metavar=("LABEL", "INFERRED_CSV"),
-                   help="one run of the sweep: its label (AXIS=VALUE) and its inference table (repeat)")
+    s.add_argument(
+        "--run",
+        nargs=2,
+        action="append",
+        required=True,
+        metavar=("LABEL", "INFERRED_CSV"),
+        help="one run of the sweep: its label (AXIS=VALUE) and its inference table (repeat)",
+    )
     s.add_argument("--metric", default="lgm_slope", help="the summary column the figure shows")
     s.add_argument("--paper", default="", help="the paper's numbers (config/paper_results.yaml); default: none")
     s.add_argument("--paper-key", default="", help="the ablation's key in --paper; default: none")
@@ -468,12 +722,20 @@ def _sweep_summary_options(s: argparse.ArgumentParser) -> None:
 def cmd_sweep_summary(a: argparse.Namespace) -> int:
     from .sweeps import summarize_sweep
 
-    summarize_sweep(a.name, [(label, Path(path)) for label, path in a.run], Path(a.table), Path(a.figure),
-                    a.metric, Path(a.paper) if a.paper else None, a.paper_key)
+    summarize_sweep(
+        a.name,
+        [(label, Path(path)) for label, path in a.run],
+        Path(a.table),
+        Path(a.figure),
+        a.metric,
+        Path(a.paper) if a.paper else None,
+        a.paper_key,
+    )
     return 0
 
 
 # --- parser ------------------------------------------------------------------
+
 
 class _Help(argparse.HelpFormatter):
     """States each option's default in --help, unless its help text already says it or it has none."""
@@ -481,9 +743,15 @@ class _Help(argparse.HelpFormatter):
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
         default = action.default
-        if ("default" in text or action.required or not action.option_strings
-                or default is None or default is False or default is argparse.SUPPRESS
-                or (isinstance(default, (str, list, tuple)) and not default)):
+        if (
+            "default" in text
+            or action.required
+            or not action.option_strings
+            or default is None
+            or default is False
+            or default is argparse.SUPPRESS
+            or (isinstance(default, (str, list, tuple)) and not default)
+        ):
             return text
         shown = " ".join(map(str, default)) if isinstance(default, (list, tuple)) else str(default)
         return f"{text} (default: {shown.replace('%', '%%')})".strip()
@@ -502,8 +770,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+    )
     try:
         return args.func(args)
     except (ValueError, OSError, RuntimeError) as err:  # OSError: FileNotFoundError and any other I/O error

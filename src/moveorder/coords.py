@@ -47,15 +47,15 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-Point = Tuple[int, int]       # (row, col), row 0 at the top
-Move = Optional[Point]        # None is a pass
-Flat = int                    # top row first, pass = PASS_INDEX (KataGo's policy order)
-LzIndex = int                 # bottom row first, pass = PASS_INDEX (Leela Zero's planes and policy)
+Point = Tuple[int, int]  # (row, col), row 0 at the top
+Move = Optional[Point]  # None is a pass
+Flat = int  # top row first, pass = PASS_INDEX (KataGo's policy order)
+LzIndex = int  # bottom row first, pass = PASS_INDEX (Leela Zero's planes and policy)
 
 SIZE = 19
-POINTS = SIZE * SIZE          # 361
-PASS_INDEX = POINTS           # pass in both flat index spaces
-MOVES = POINTS + 1            # 362: a policy's outputs, points and pass
+POINTS = SIZE * SIZE  # 361
+PASS_INDEX = POINTS  # pass in both flat index spaces
+MOVES = POINTS + 1  # 362: a policy's outputs, points and pass
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # no I
 SGF_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -68,6 +68,7 @@ def _check(point: Point, size: int) -> Point:
 
 
 # --- SGF -------------------------------------------------------------------
+
 
 def from_sgf(text: str, size: int = SIZE) -> Move:
     """``"pd"`` -> ``(3, 15)``; ``""`` and (on boards up to 19) ``"tt"`` -> pass."""
@@ -87,6 +88,7 @@ def to_sgf(move: Move, size: int = SIZE) -> str:
 
 
 # --- GTP -------------------------------------------------------------------
+
 
 def from_gtp(text: str, size: int = SIZE) -> Move:
     """``"Q16"`` -> ``(3, 15)``; ``"pass"`` -> pass.  Case-insensitive."""
@@ -111,6 +113,7 @@ def to_gtp(move: Move, size: int = SIZE) -> str:
 
 # --- flat index, top row first (KataGo policy order) ------------------------
 
+
 def to_flat(move: Move, size: int = SIZE) -> int:
     """``(row, col)`` -> ``row * size + col``; pass -> ``size * size``."""
     if move is None:
@@ -129,6 +132,7 @@ def from_flat(index: int, size: int = SIZE) -> Move:
 
 
 # --- Leela Zero index, bottom row first --------------------------------------
+
 
 def to_lz(move: Move, size: int = SIZE) -> int:
     """``(row, col)`` -> ``(size - 1 - row) * size + col``; pass -> ``size * size``."""
@@ -165,6 +169,7 @@ def lz_to_flat_table(size: int = SIZE) -> List[Flat]:
 
 # --- sgfmill's (row, col), row from the bottom, and plot coordinates -------------
 
+
 def to_sgfmill(move: Move, size: int = SIZE) -> Optional[Tuple[int, int]]:
     """``(3, 15)`` -> ``(15, 15)``: sgfmill counts rows from the bottom; pass -> ``None``."""
     if move is None:
@@ -180,6 +185,7 @@ def to_cartesian(move: Point, size: int = SIZE) -> Tuple[int, int]:
 
 
 # --- sequences of moves ------------------------------------------------------------
+
 
 def sgf_to_lz(points: Iterable[str], size: int = SIZE) -> List[LzIndex]:
     """SGF points -> Leela Zero indices: ``["pd", "dp"]`` -> ``[300, 60]``."""
@@ -198,7 +204,7 @@ def sgf_to_gtp(points: Iterable[str], size: int = SIZE) -> List[str]:
 
 def from_sgf_string(text: str, size: int = SIZE) -> List[Move]:
     """A record's moves as one string of SGF points, ``"pddptt"`` -> ``[(3, 15), (15, 3), None]``."""
-    return [from_sgf(text[i:i + 2], size) for i in range(0, len(text), 2)]
+    return [from_sgf(text[i : i + 2], size) for i in range(0, len(text), 2)]
 
 
 def to_sgf_string(moves: Sequence[Move], size: int = SIZE) -> str:

@@ -31,11 +31,12 @@ from .train import PositionSampler, evaluate, split_games
 
 def trained_on(network: str) -> str:
     """The set a network of ours was trained on (``trained-SET`` -> ``SET``), else ""."""
-    return network[len("trained-"):] if network.startswith("trained-") else ""
+    return network[len("trained-") :] if network.startswith("trained-") else ""
 
 
-def heldout_table(networks: Dict[str, Path], pools: Dict[str, Path], fraction: float, seed: int,
-                  positions: int = 20000) -> pd.DataFrame:
+def heldout_table(
+    networks: Dict[str, Path], pools: Dict[str, Path], fraction: float, seed: int, positions: int = 20000
+) -> pd.DataFrame:
     """One row per (network, set): accuracy on the set's held-out games (training's split and sample)."""
     device = torch.device("cpu")
     samplers = {}
@@ -48,11 +49,21 @@ def heldout_table(networks: Dict[str, Path], pools: Dict[str, Path], fraction: f
         net = load_checkpoint(path).to(memory_format=torch.channels_last)
         for s, (games, sampler) in samplers.items():
             m = evaluate(net, sampler, positions, device, seed)
-            rows.append({"network": name, "set": s, "own_level": trained_on(name) == s, "heldout_games": games,
-                         "positions": m["positions"], "top1_accuracy": m["top1_accuracy"],
-                         "mean_log_likelihood": m["mean_log_likelihood"]})
-    return pd.DataFrame(rows, columns=["network", "set", "own_level", "heldout_games", "positions",
-                                       "top1_accuracy", "mean_log_likelihood"])
+            rows.append(
+                {
+                    "network": name,
+                    "set": s,
+                    "own_level": trained_on(name) == s,
+                    "heldout_games": games,
+                    "positions": m["positions"],
+                    "top1_accuracy": m["top1_accuracy"],
+                    "mean_log_likelihood": m["mean_log_likelihood"],
+                }
+            )
+    return pd.DataFrame(
+        rows,
+        columns=["network", "set", "own_level", "heldout_games", "positions", "top1_accuracy", "mean_log_likelihood"],
+    )
 
 
 def inference_table(entries: Sequence[Tuple[str, int, str, Path]]) -> pd.DataFrame:
@@ -60,31 +71,67 @@ def inference_table(entries: Sequence[Tuple[str, int, str, Path]]) -> pd.DataFra
     rows = []
     for s, n, network, path in entries:
         m = summarize(pd.read_csv(path))
-        rows.append({"network": network, "set": s, "n": int(n), "own_level": trained_on(network) == s,
-                     "arrangements": m["arrangements"], "lgm_slope": m["lgm_slope"],
-                     "share_on_or_above": m["share_on_or_above"], "mean_lgm_actual": m["mean_lgm_actual"]})
-    return pd.DataFrame(rows, columns=["network", "set", "n", "own_level", "arrangements", "lgm_slope",
-                                       "share_on_or_above", "mean_lgm_actual"])
+        rows.append(
+            {
+                "network": network,
+                "set": s,
+                "n": int(n),
+                "own_level": trained_on(network) == s,
+                "arrangements": m["arrangements"],
+                "lgm_slope": m["lgm_slope"],
+                "share_on_or_above": m["share_on_or_above"],
+                "mean_lgm_actual": m["mean_lgm_actual"],
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "network",
+            "set",
+            "n",
+            "own_level",
+            "arrangements",
+            "lgm_slope",
+            "share_on_or_above",
+            "mean_lgm_actual",
+        ],
+    )
 
 
 def markdown(heldout: pd.DataFrame, inference: pd.DataFrame) -> str:
     """Both tables as markdown, the held-out one also as a network x set grid of top-1 accuracy."""
-    out = ["## Networks across levels", "",
-           "Each trained network on each set's held-out games (never evaluation games): top-1 accuracy "
-           "and mean log-likelihood of the move played.", ""]
+    out = [
+        "## Networks across levels",
+        "",
+        "Each trained network on each set's held-out games (never evaluation games): top-1 accuracy "
+        "and mean log-likelihood of the move played.",
+        "",
+    ]
     if len(heldout):
         grid = heldout.pivot(index="network", columns="set", values="top1_accuracy").reset_index()
         grid.columns = ["network \\ held-out games of"] + [f"{c} (top-1)" for c in grid.columns[1:]]
         out += [to_markdown(grid), to_markdown(heldout)]
     if len(inference):
-        out += ["Each set inferred with each network: LGM slope and share of arrangements on or above y = x.",
-                "", to_markdown(inference)]
+        out += [
+            "Each set inferred with each network: LGM slope and share of arrangements on or above y = x.",
+            "",
+            to_markdown(inference),
+        ]
     return "\n".join(out)
 
 
-def write_tables(networks: Dict[str, Path], pools: Dict[str, Path], inferred: Sequence[Tuple[str, int, str, Path]],
-                 fraction: float, seed: int, table: Path, inference_path: Path, markdown_path: Path,
-                 positions: int = 20000, threads: int = 0) -> Tuple[pd.DataFrame, pd.DataFrame]:
+def write_tables(
+    networks: Dict[str, Path],
+    pools: Dict[str, Path],
+    inferred: Sequence[Tuple[str, int, str, Path]],
+    fraction: float,
+    seed: int,
+    table: Path,
+    inference_path: Path,
+    markdown_path: Path,
+    positions: int = 20000,
+    threads: int = 0,
+) -> Tuple[pd.DataFrame, pd.DataFrame]:
     """Both tables (CSV) and their markdown; ``threads``: torch CPU threads (0: torch's default)."""
     if threads:
         torch.set_num_threads(threads)

@@ -50,8 +50,10 @@ def check_sha256(sha256: Optional[str], url: str = "") -> Optional[str]:
         return None
     value = sha256.strip().lower()
     if not re.fullmatch(r"[0-9a-f]{64}", value):
-        raise ValueError(f"{url + ': ' if url else ''}--sha256 {sha256!r} is not a sha256 "
-                         f"(64 hexadecimal digits; got {len(sha256.strip())} characters)")
+        raise ValueError(
+            f"{url + ': ' if url else ''}--sha256 {sha256!r} is not a sha256 "
+            f"(64 hexadecimal digits; got {len(sha256.strip())} characters)"
+        )
     return value
 
 
@@ -67,15 +69,13 @@ def mirror_path(url: str, mirror: Path) -> Path:
 
 
 def _progress(total: Optional[int], initial: int, name: str, quiet: bool):
-    return tqdm(total=total, initial=initial, unit="B", unit_scale=True, desc=name,
-                disable=quiet, leave=False)
+    return tqdm(total=total, initial=initial, unit="B", unit_scale=True, desc=name, disable=quiet, leave=False)
 
 
 def _copy_local(src: Path, part: Path, quiet: bool) -> None:
     if not src.is_file():
         raise FileNotFoundError(f"{src}: not in the mirror")
-    with open(src, "rb") as fin, open(part, "wb") as fout, \
-            _progress(src.stat().st_size, 0, src.name, quiet) as bar:
+    with open(src, "rb") as fin, open(part, "wb") as fout, _progress(src.stat().st_size, 0, src.name, quiet) as bar:
         for block in iter(lambda: fin.read(CHUNK), b""):
             fout.write(block)
             bar.update(len(block))
@@ -101,8 +101,16 @@ def _http_get(url: str, part: Path, timeout: float, quiet: bool) -> None:
             raise requests.ConnectionError(f"{url}: connection closed at {part.stat().st_size} of {total} bytes")
 
 
-def fetch(url: str, dest: Path, sha256: Optional[str] = None, mirror: Optional[Path] = None,
-          retries: int = 5, backoff: float = 1.0, timeout: float = 60.0, quiet: bool = False) -> Path:
+def fetch(
+    url: str,
+    dest: Path,
+    sha256: Optional[str] = None,
+    mirror: Optional[Path] = None,
+    retries: int = 5,
+    backoff: float = 1.0,
+    timeout: float = 60.0,
+    quiet: bool = False,
+) -> Path:
     """Make ``dest`` hold the file at ``url`` and return ``dest``.
 
     ``url`` may also be ``file://...`` or a plain local path.  A ``sha256``
@@ -128,12 +136,16 @@ def fetch(url: str, dest: Path, sha256: Optional[str] = None, mirror: Optional[P
             try:
                 _http_get(url, part, timeout, quiet)
                 break
-            except (requests.ConnectionError, requests.Timeout, requests.HTTPError,
-                    requests.exceptions.ChunkedEncodingError) as err:
+            except (
+                requests.ConnectionError,
+                requests.Timeout,
+                requests.HTTPError,
+                requests.exceptions.ChunkedEncodingError,
+            ) as err:
                 status = getattr(getattr(err, "response", None), "status_code", None)
                 if attempt == retries or (status is not None and 400 <= status < 500 and status != 429):
                     raise RuntimeError(f"{url}: download failed after {attempt + 1} tries: {err}") from err
-                wait = backoff * 2 ** attempt
+                wait = backoff * 2**attempt
                 log.warning("%s: %s; retrying in %.1f s", url, err, wait)
                 time.sleep(wait)
     else:

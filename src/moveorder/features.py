@@ -73,8 +73,9 @@ def placement_times(sequences: torch.Tensor) -> torch.Tensor:
     return times[:, :POINTS]
 
 
-def sequence_planes(sequences: torch.Tensor, positions: Optional[torch.Tensor] = None,
-                    dtype: torch.dtype = torch.float32) -> torch.Tensor:
+def sequence_planes(
+    sequences: torch.Tensor, positions: Optional[torch.Tensor] = None, dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
     """Input planes for positions of capture-free sequences.
 
     ``sequences``: ``(B, n)`` Leela Zero indices (no pass, no repeats, Black
@@ -86,17 +87,17 @@ def sequence_planes(sequences: torch.Tensor, positions: Optional[torch.Tensor] =
     device = sequences.device
     if positions is None:
         positions = torch.arange(n, device=device).expand(B, n)
-    times = placement_times(sequences)                               # (B, 361)
-    colour_is_black = (times % 2 == 0)                               # Black moved at even times
+    times = placement_times(sequences)  # (B, 361)
+    colour_is_black = times % 2 == 0  # Black moved at even times
     h = torch.arange(HISTORY, device=device)
-    when = positions[:, :, None] - h[None, None, :]                   # (B, P, 8): board after `when` moves
-    present = times[:, None, None, :] < when[..., None]               # (B, P, 8, 361); when<0 -> none
-    black_to_move = (positions % 2 == 0)                              # (B, P)
-    mine_black = black_to_move[..., None, None]                       # (B, P, 1, 1)
-    stone_black = colour_is_black[:, None, None, :]                   # (B, 1, 1, 361)
+    when = positions[:, :, None] - h[None, None, :]  # (B, P, 8): board after `when` moves
+    present = times[:, None, None, :] < when[..., None]  # (B, P, 8, 361); when<0 -> none
+    black_to_move = positions % 2 == 0  # (B, P)
+    mine_black = black_to_move[..., None, None]  # (B, P, 1, 1)
+    stone_black = colour_is_black[:, None, None, :]  # (B, 1, 1, 361)
     mine = present & (stone_black == mine_black)
     theirs = present & (stone_black != mine_black)
-    side = torch.stack([black_to_move, ~black_to_move], dim=-1)       # (B, P, 2)
+    side = torch.stack([black_to_move, ~black_to_move], dim=-1)  # (B, P, 2)
     side = side[..., None].expand(B, positions.shape[1], 2, POINTS)
     planes = torch.cat([mine, theirs, side], dim=2).to(dtype)
     return planes.view(B, positions.shape[1], PLANES, coords.SIZE, coords.SIZE)
@@ -121,14 +122,15 @@ PAD = coords.PASS_INDEX  # a not-yet-chosen move in a partial sequence
 
 def _code_table(n: int, device) -> torch.Tensor:
     """``table[i - t + n]``: the code of a stone placed at move ``t`` seen from position ``i``."""
-    d = torch.arange(-n, n + 1, device=device)           # i - t
+    d = torch.arange(-n, n + 1, device=device)  # i - t
     age = d.clamp(1, HISTORY)
-    theirs = (d % 2 == 1)                                   # placed an odd number of moves ago
+    theirs = d % 2 == 1  # placed an odd number of moves ago
     return torch.where(d >= 1, age + HISTORY * theirs, torch.zeros_like(d)).to(torch.uint8)
 
 
-def position_codes(sequences: torch.Tensor, rows: torch.Tensor, positions: torch.Tensor,
-                   times: Optional[torch.Tensor] = None) -> torch.Tensor:
+def position_codes(
+    sequences: torch.Tensor, rows: torch.Tensor, positions: torch.Tensor, times: Optional[torch.Tensor] = None
+) -> torch.Tensor:
     """Codes of the positions ``(sequences[rows[k]], positions[k])``: ``(M, 362)`` uint8 (table above).
 
     ``sequences`` ``(B, n)`` Leela Zero indices (``PAD`` allowed after the positions asked for);
@@ -138,8 +140,8 @@ def position_codes(sequences: torch.Tensor, rows: torch.Tensor, positions: torch
     if times is None:
         times = placement_times_padded(sequences)
     table = _code_table(n, sequences.device)
-    t = times.index_select(0, rows)[:, :POINTS].to(torch.int32)          # (M, 361)
-    idx = (positions.to(torch.int32) + n)[:, None] - t              # i - t + n, in 0 .. 2n
+    t = times.index_select(0, rows)[:, :POINTS].to(torch.int32)  # (M, 361)
+    idx = (positions.to(torch.int32) + n)[:, None] - t  # i - t + n, in 0 .. 2n
     codes = torch.empty(len(rows), MOVES, dtype=torch.uint8, device=sequences.device)
     codes[:, :POINTS] = table[idx]
     codes[:, POINTS] = (positions % 2).to(torch.uint8)
@@ -151,7 +153,7 @@ def _plane_table(device) -> torch.Tensor:
     table = torch.zeros(2, 17, PLANES)
     for code in range(1, 17):
         base, age = (0, code) if code <= HISTORY else (HISTORY, code - HISTORY)
-        table[:, code, base:base + age] = 1.0
+        table[:, code, base : base + age] = 1.0
     table[0, :, 16] = 1.0  # Black to move
     table[1, :, 17] = 1.0  # White to move
     return table.view(34, PLANES).to(device)
@@ -166,7 +168,7 @@ def planes_from_codes(codes: torch.Tensor, dtype: torch.dtype = torch.float32) -
     if key not in _PLANE_TABLES:
         _PLANE_TABLES[key] = _plane_table(codes.device).to(dtype)
     idx = codes[:, :POINTS].long() + 17 * codes[:, POINTS:].long()
-    flat = torch.nn.functional.embedding(idx, _PLANE_TABLES[key])           # (M, 361, 18)
+    flat = torch.nn.functional.embedding(idx, _PLANE_TABLES[key])  # (M, 361, 18)
     return flat.view(-1, coords.SIZE, coords.SIZE, PLANES).permute(0, 3, 1, 2)
 
 
@@ -188,5 +190,3 @@ def board_history_planes(boards: np.ndarray, index: int, black_to_move: bool) ->
         planes[HISTORY + h] = b == theirs
     planes[16 if black_to_move else 17] = 1.0
     return planes.reshape(PLANES, coords.SIZE, coords.SIZE)
-
-

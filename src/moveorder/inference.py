@@ -63,27 +63,41 @@ def check_position(black: Sequence[coords.Point], white: Sequence[coords.Point],
     if len(black) + len(white) < 1:
         raise ValueError(f"{where}: the position has no stones")
     if len(black) - len(white) not in (0, 1):
-        raise ValueError(f"{where}: {len(black)} black and {len(white)} white stones: with Black first and "
-                         "alternating moves, Black has as many stones as White or one more")
+        raise ValueError(
+            f"{where}: {len(black)} black and {len(white)} white stones: with Black first and "
+            "alternating moves, Black has as many stones as White or one more"
+        )
     b = goboard.from_stones(black, white)
     dead = goboard.groups_without_liberties(b)
     if dead:
         names = "; ".join(" ".join(coords.to_gtp(p) for p in g) for g in dead)
-        raise ValueError(f"{where}: group(s) without liberties ({names}): captures must have happened, "
-                         "which the inference assumes did not")
+        raise ValueError(
+            f"{where}: group(s) without liberties ({names}): captures must have happened, "
+            "which the inference assumes did not"
+        )
 
 
 def best_of_trials(trials, n: int) -> Dict:
     """The trial with the highest likelihood (the first on ties), and every trial's LGM with their spread (ddof=0)."""
     best = max(trials, key=lambda r: r.best_log_likelihood)
     trial_lgms = [lgm(r.best_log_likelihood, n) for r in trials]
-    return {"inferred": coords.lz_to_sgf(best.best), "log_likelihood": best.best_log_likelihood,
-            "lgm": lgm(best.best_log_likelihood, n), "trial_lgms": trial_lgms,
-            "trial_std": float(np.std(trial_lgms))}
+    return {
+        "inferred": coords.lz_to_sgf(best.best),
+        "log_likelihood": best.best_log_likelihood,
+        "lgm": lgm(best.best_log_likelihood, n),
+        "trial_lgms": trial_lgms,
+        "trial_std": float(np.std(trial_lgms)),
+    }
 
 
-def infer_arrangements(evaluator: PositionEvaluator, arrs: Sequence[Arrangement], cfg: AnnealConfig,
-                       indices: Sequence[int], stats: Optional[AnnealStats] = None, progress=None) -> List[Dict]:
+def infer_arrangements(
+    evaluator: PositionEvaluator,
+    arrs: Sequence[Arrangement],
+    cfg: AnnealConfig,
+    indices: Sequence[int],
+    stats: Optional[AnnealStats] = None,
+    progress=None,
+) -> List[Dict]:
     """Anneal a batch of arrangements of one length; return one result dict per arrangement."""
     import torch
 
@@ -97,20 +111,38 @@ def infer_arrangements(evaluator: PositionEvaluator, arrs: Sequence[Arrangement]
     for a, trials, all_ll in zip(arrs, results, actual_ll):
         best = best_of_trials(trials, n)
         inferred = best["inferred"]
-        out.append({
-            "id": a.id, "set": a.set, "n": n, "inferred": inferred, "actual": a.actual,
-            "log_likelihood": best["log_likelihood"], "lgm": best["lgm"],
-            "actual_log_likelihood": float(all_ll), "actual_lgm": lgm(float(all_ll), n),
-            "trial_lgms": best["trial_lgms"], "trial_std": best["trial_std"],
-            "exact_match": inferred == a.actual, "matching_prefix": matching_prefix(inferred, a.actual),
-            "matching_moves": int(sum(x == y for x, y in zip(inferred, a.actual))),
-            "komi": a.komi, "source": a.source, "precision": precision,
-        })
+        out.append(
+            {
+                "id": a.id,
+                "set": a.set,
+                "n": n,
+                "inferred": inferred,
+                "actual": a.actual,
+                "log_likelihood": best["log_likelihood"],
+                "lgm": best["lgm"],
+                "actual_log_likelihood": float(all_ll),
+                "actual_lgm": lgm(float(all_ll), n),
+                "trial_lgms": best["trial_lgms"],
+                "trial_std": best["trial_std"],
+                "exact_match": inferred == a.actual,
+                "matching_prefix": matching_prefix(inferred, a.actual),
+                "matching_moves": int(sum(x == y for x, y in zip(inferred, a.actual))),
+                "komi": a.komi,
+                "source": a.source,
+                "precision": precision,
+            }
+        )
     return out
 
 
-def infer_set(arrangements_path: Path, out_jsonl: Path, evaluator: PositionEvaluator, cfg: AnnealConfig,
-              chunk: int = 20, progress: bool = False) -> AnnealStats:
+def infer_set(
+    arrangements_path: Path,
+    out_jsonl: Path,
+    evaluator: PositionEvaluator,
+    cfg: AnnealConfig,
+    chunk: int = 20,
+    progress: bool = False,
+) -> AnnealStats:
     """Infer every arrangement of a file, ``chunk`` at a time, resuming after the ones already written.
 
     ``progress``: a bar over all iterations of all chunks on stderr (tqdm, with an ETA).
@@ -132,9 +164,8 @@ def infer_set(arrangements_path: Path, out_jsonl: Path, evaluator: PositionEvalu
         cfg = cfg.for_length(arrs[0].n)
     log.info("%s: %d arrangements, %d already inferred", arrangements_path, len(arrs), len(arrs) - len(todo))
     stats = AnnealStats()
-    batches = [todo[k:k + chunk] for k in range(0, len(todo), chunk)]
-    with progress_bar(len(batches) * cfg.iterations, f"infer {Path(arrangements_path).name}",
-                      enabled=progress) as bar:
+    batches = [todo[k : k + chunk] for k in range(0, len(todo), chunk)]
+    with progress_bar(len(batches) * cfg.iterations, f"infer {Path(arrangements_path).name}", enabled=progress) as bar:
         for part in batches:
             rows = infer_arrangements(evaluator, [a for _, a in part], cfg, [i for i, _ in part], stats, bar)
             with open(out_jsonl, "a", encoding="utf-8") as f:
@@ -152,8 +183,16 @@ def progress_bar(total: int, desc: str, enabled: bool = True):
     from tqdm import tqdm
 
     tty = sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, unit="it", disable=not enabled, file=sys.stderr,
-                mininterval=0.5 if tty else 60, dynamic_ncols=tty, ascii=not tty)
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit="it",
+        disable=not enabled,
+        file=sys.stderr,
+        mininterval=0.5 if tty else 60,
+        dynamic_ncols=tty,
+        ascii=not tty,
+    )
 
 
 def _truncate_to_complete_lines(path: Path) -> None:
@@ -173,19 +212,44 @@ def load_results(path: Path) -> List[Dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def write_table(results: List[Dict], csv_path: Path, sgf_dir: Optional[Path] = None,
-                network: str = "", settings: str = "") -> pd.DataFrame:
+def write_table(
+    results: List[Dict], csv_path: Path, sgf_dir: Optional[Path] = None, network: str = "", settings: str = ""
+) -> pd.DataFrame:
     """One CSV row per arrangement; with ``sgf_dir``, the inferred sequences as SGF files."""
     rows = []
     for r in results:
-        rows.append({k: r[k] for k in ("set", "n", "id", "lgm", "actual_lgm", "log_likelihood",
-                                       "actual_log_likelihood", "trial_std", "exact_match",
-                                       "matching_prefix", "matching_moves", "source")}
-                    | {"inferred": "".join(r["inferred"]), "actual": "".join(r["actual"]),
-                       "trial_lgms": " ".join(f"{x:.6f}" for x in r["trial_lgms"]), "network": network})
+        rows.append(
+            {
+                k: r[k]
+                for k in (
+                    "set",
+                    "n",
+                    "id",
+                    "lgm",
+                    "actual_lgm",
+                    "log_likelihood",
+                    "actual_log_likelihood",
+                    "trial_std",
+                    "exact_match",
+                    "matching_prefix",
+                    "matching_moves",
+                    "source",
+                )
+            }
+            | {
+                "inferred": "".join(r["inferred"]),
+                "actual": "".join(r["actual"]),
+                "trial_lgms": " ".join(f"{x:.6f}" for x in r["trial_lgms"]),
+                "network": network,
+            }
+        )
         if sgf_dir is not None:
-            write_sgf(Path(sgf_dir) / f"{r['id']}.sgf", r["inferred"],
-                      sgf_comment(r["lgm"], r["trial_lgms"], settings, actual_lgm=r["actual_lgm"]), komi=r.get("komi"))
+            write_sgf(
+                Path(sgf_dir) / f"{r['id']}.sgf",
+                r["inferred"],
+                sgf_comment(r["lgm"], r["trial_lgms"], settings, actual_lgm=r["actual_lgm"]),
+                komi=r.get("komi"),
+            )
     df = pd.DataFrame(rows)
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(csv_path, index=False)
@@ -197,22 +261,28 @@ def describe(network: str, cfg: AnnealConfig, precision: str) -> str:
     if cfg.method == "beam":
         return f"network {network}; beam search, width {cfg.beam_width}; precision {precision}"
     beam = f"beam width {cfg.beam_width}, " if cfg.init == "beam" else ""
-    return (f"network {network}; {cfg.method}: init {cfg.init}, {beam}neighbour {cfg.neighbour}, "
-            f"{cfg.iterations} iterations, {cfg.trials} trials, T {cfg.t_start}->{cfg.t_end} ({cfg.schedule}), "
-            f"seed {cfg.seed}, precision {precision}")
+    return (
+        f"network {network}; {cfg.method}: init {cfg.init}, {beam}neighbour {cfg.neighbour}, "
+        f"{cfg.iterations} iterations, {cfg.trials} trials, T {cfg.t_start}->{cfg.t_end} ({cfg.schedule}), "
+        f"seed {cfg.seed}, precision {precision}"
+    )
 
 
-def sgf_comment(lgm_value: float, trial_lgms: Sequence[float], settings: str, source: str = "",
-                actual_lgm: Optional[float] = None) -> str:
+def sgf_comment(
+    lgm_value: float, trial_lgms: Sequence[float], settings: str, source: str = "", actual_lgm: Optional[float] = None
+) -> str:
     """The root comment of an inferred order's SGF: its LGM (and the actual sequence's), every trial's, the run."""
     actual = f" (actual {actual_lgm:.4f})" if actual_lgm is not None else ""
     where = f" for {source}" if source else ""
-    return (f"moveorder: inferred order of play{where}. LGM {lgm_value:.4f}{actual}; "
-            f"trials {', '.join(f'{x:.4f}' for x in trial_lgms)}. {settings}")
+    return (
+        f"moveorder: inferred order of play{where}. LGM {lgm_value:.4f}{actual}; "
+        f"trials {', '.join(f'{x:.4f}' for x in trial_lgms)}. {settings}"
+    )
 
 
-def write_sgf(path: Path, moves: Sequence[str], comment: str, komi: Optional[float] = None,
-              black: str = "", white: str = "") -> None:
+def write_sgf(
+    path: Path, moves: Sequence[str], comment: str, komi: Optional[float] = None, black: str = "", white: str = ""
+) -> None:
     """A game record of ``moves`` (SGF points, Black first) with ``comment`` on the root.
 
     ``komi`` and the players' names ``black``/``white`` (PB/PW) are kept
@@ -248,8 +318,10 @@ class Position:
     white_player: str = ""
 
 
-_GIVE_INSTEAD = ("give either a position as setup stones only (AB/AW, no moves; without --moves), "
-                 "or a game record without setup stones (with --moves N for its position after move N)")
+_GIVE_INSTEAD = (
+    "give either a position as setup stones only (AB/AW, no moves; without --moves), "
+    "or a game record without setup stones (with --moves N for its position after move N)"
+)
 
 
 def read_position(path: Path, moves: Optional[int] = None) -> Position:
@@ -278,18 +350,24 @@ def read_position(path: Path, moves: Optional[int] = None) -> Position:
     except RecordError as err:
         raise ValueError(err.detail) from None
     if rec.handicap > 0:
-        raise ValueError(f"{path}: HA[{rec.handicap}]: a handicap game; the inference assumes an even game "
-                         "(no handicap stones, Black moves first)")
+        raise ValueError(
+            f"{path}: HA[{rec.handicap}]: a handicap game; the inference assumes an even game "
+            "(no handicap stones, Black moves first)"
+        )
     if rec.setup_empty:
-        raise ValueError(f"{path}: AE[{']['.join(rec.setup_empty)}] removes stones; the position must be "
-                         "setup stones (AB/AW) only, or a game record's moves")
+        raise ValueError(
+            f"{path}: AE[{']['.join(rec.setup_empty)}] removes stones; the position must be "
+            "setup stones (AB/AW) only, or a game record's moves"
+        )
     all_moves = rec.move_list()
     if rec.setup_black or rec.setup_white:
         if all_moves:
             raise ValueError(f"{path}: holds both setup stones (AB/AW) and {len(all_moves)} moves; {_GIVE_INSTEAD}")
         if moves is not None:
-            raise ValueError(f"{path}: --moves {moves}, but the file holds setup stones (AB/AW) and no moves; "
-                             "leave out --moves to use the setup stones as the position")
+            raise ValueError(
+                f"{path}: --moves {moves}, but the file holds setup stones (AB/AW) and no moves; "
+                "leave out --moves to use the setup stones as the position"
+            )
         try:
             black = setup_points(rec.setup_black, "AB")
             white = setup_points(rec.setup_white, "AW")
@@ -299,8 +377,9 @@ def read_position(path: Path, moves: Optional[int] = None) -> Position:
         for prop, pts in (("AB", black), ("AW", white)):
             for p in pts:
                 if p in seen:
-                    raise ValueError(f"{path}: {coords.to_gtp(p)} ({coords.to_sgf(p)}) is given twice "
-                                     f"({seen[p]} and {prop})")
+                    raise ValueError(
+                        f"{path}: {coords.to_gtp(p)} ({coords.to_sgf(p)}) is given twice ({seen[p]} and {prop})"
+                    )
                 seen[p] = prop
         return Position(sorted(black), sorted(white), rec.komi, rec.black, rec.white)
     if not all_moves:
@@ -313,26 +392,39 @@ def read_position(path: Path, moves: Optional[int] = None) -> Position:
         expected = "BW"[(i - 1) % 2]
         name = {"B": "Black", "W": "White"}
         if colour != expected:
-            why = ("Black moves first" if i == 1 else
-                   f"colours alternate (move {i - 1} is {name[rec.colours[i - 2]]} too)")
-            raise ValueError(f"{path}: move {i} is {name[colour]}, expected {name[expected]}: "
-                             f"the inference assumes {why}")
+            why = (
+                "Black moves first" if i == 1 else f"colours alternate (move {i - 1} is {name[rec.colours[i - 2]]} too)"
+            )
+            raise ValueError(
+                f"{path}: move {i} is {name[colour]}, expected {name[expected]}: the inference assumes {why}"
+            )
         if move is None:
             raise ValueError(f"{path}: move {i} ({name[colour]}) is a pass; the inference assumes no passes")
         try:
             captured = board.play(goboard.BLACK if colour == "B" else goboard.WHITE, move)
         except goboard.IllegalMove as err:
-            raise ValueError(f"{path}: move {i} ({name[colour]} {coords.to_gtp(move)}, "
-                             f"{colour}[{coords.to_sgf(move)}]) is illegal: {err}") from None
+            raise ValueError(
+                f"{path}: move {i} ({name[colour]} {coords.to_gtp(move)}, "
+                f"{colour}[{coords.to_sgf(move)}]) is illegal: {err}"
+            ) from None
         if captured:
-            raise ValueError(f"{path}: move {i} ({name[colour]} {coords.to_gtp(move)}) captures {captured} "
-                             "stone(s); the inference assumes no captures")
+            raise ValueError(
+                f"{path}: move {i} ({name[colour]} {coords.to_gtp(move)}) captures {captured} "
+                "stone(s); the inference assumes no captures"
+            )
     return Position(board.stones(goboard.BLACK), board.stones(goboard.WHITE), rec.komi, rec.black, rec.white)
 
 
-def infer_position(position: Path, output: Path, moves: Optional[int], cfg: AnnealConfig,
-                   evaluator: Callable[[], PositionEvaluator], network: str, precision: str,
-                   progress: bool = True) -> Dict:
+def infer_position(
+    position: Path,
+    output: Path,
+    moves: Optional[int],
+    cfg: AnnealConfig,
+    evaluator: Callable[[], PositionEvaluator],
+    network: str,
+    precision: str,
+    progress: bool = True,
+) -> Dict:
     """The one-position tool: the order of play of ``position`` (an SGF file), written to ``output`` as SGF.
 
     Every check on the input and the output runs before the network is loaded
@@ -348,9 +440,14 @@ def infer_position(position: Path, output: Path, moves: Optional[int], cfg: Anne
     with progress_bar(cfg.iterations, "infer", enabled=progress) as bar:
         trials = anneal(evaluator(), [(black, white)], cfg, progress=bar)[0]
     row = best_of_trials(trials, n)
-    write_sgf(Path(output), row["inferred"],
-              sgf_comment(row["lgm"], row["trial_lgms"], describe(network, cfg, precision), source=str(position)),
-              komi=pos.komi, black=pos.black_player, white=pos.white_player)
+    write_sgf(
+        Path(output),
+        row["inferred"],
+        sgf_comment(row["lgm"], row["trial_lgms"], describe(network, cfg, precision), source=str(position)),
+        komi=pos.komi,
+        black=pos.black_player,
+        white=pos.white_player,
+    )
     return row
 
 

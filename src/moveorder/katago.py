@@ -54,8 +54,14 @@ class KataGoError(RuntimeError):
     """KataGo answered a query with an error, or could not be kept running."""
 
 
-def analysis_config(path: Path, tuner_file: Optional[Path], threads: int = 2, max_batch: int = 1,
-                    seed: str = "moveorder", extra: Optional[Dict[str, object]] = None) -> Path:
+def analysis_config(
+    path: Path,
+    tuner_file: Optional[Path],
+    threads: int = 2,
+    max_batch: int = 1,
+    seed: str = "moveorder",
+    extra: Optional[Dict[str, object]] = None,
+) -> Path:
     """Write an analysis-engine config with repeatable settings; return its path."""
     settings: Dict[str, object] = {
         "logToStderr": "false",
@@ -118,8 +124,14 @@ class AnalysisCache:
 class KataGoEngine:
     """One ``katago analysis`` process, restarted if it dies."""
 
-    def __init__(self, command: List[str], stderr_log: Optional[Path] = None, timeout: float = 600.0,
-                 max_restarts: int = 3, env: Optional[Dict[str, str]] = None):
+    def __init__(
+        self,
+        command: List[str],
+        stderr_log: Optional[Path] = None,
+        timeout: float = 600.0,
+        max_restarts: int = 3,
+        env: Optional[Dict[str, str]] = None,
+    ):
         self.command = command
         self.stderr_log = Path(stderr_log) if stderr_log else None
         self.timeout = timeout
@@ -140,8 +152,15 @@ class KataGoEngine:
         stderr = open(self.stderr_log, "ab") if self.stderr_log else subprocess.PIPE
         if self.stderr_log:
             self.stderr_log.parent.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=stderr, env=self.env, bufsize=1, text=True)
+        self.proc = subprocess.Popen(
+            self.command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=self.env,
+            bufsize=1,
+            text=True,
+        )
         self._replies = queue.Queue()
         reader = threading.Thread(target=self._read_stdout, args=(self.proc, self._replies), daemon=True)
         reader.start()
@@ -230,8 +249,10 @@ class KataGoEngine:
             qid = msg.get("id")
             if "error" in msg:
                 q = pending.get(qid)
-                raise KataGoError(f"katago error for query {qid!r}: {msg['error']} "
-                                  f"(field {msg.get('field', '?')}); query: {json.dumps(q)[:500]}")
+                raise KataGoError(
+                    f"katago error for query {qid!r}: {msg['error']} "
+                    f"(field {msg.get('field', '?')}); query: {json.dumps(q)[:500]}"
+                )
             if "warning" in msg:
                 log.warning("katago warning for query %r: %s (field %s)", qid, msg["warning"], msg.get("field"))
                 continue

@@ -39,19 +39,33 @@ KATRAIN_SHA256 = "489caa966fa395a6ad459239641a927e4a2057963370e450109fe77120de66
 # OpenCL tuning for KataGo's tuner format VERSION=13: one "#name" line and one parameter line per
 # kernel.  Small, always-valid work-group shapes: pocl on a CPU gains nothing from larger ones.
 TUNE_SECTIONS = [
-    ("canUseFP16Storage", "0"), ("canUseFP16Compute", "0"), ("canUseFP16TensorCores", "0"),
-    ("canUseFP16TensorCoresFor1x1", "0"), ("shouldUseFP16Storage", "0"), ("shouldUseFP16Compute", "0"),
-    ("shouldUseFP16TensorCores", "0"), ("shouldUseFP16TensorCoresFor1x1", "0"),
+    ("canUseFP16Storage", "0"),
+    ("canUseFP16Compute", "0"),
+    ("canUseFP16TensorCores", "0"),
+    ("canUseFP16TensorCoresFor1x1", "0"),
+    ("shouldUseFP16Storage", "0"),
+    ("shouldUseFP16Compute", "0"),
+    ("shouldUseFP16TensorCores", "0"),
+    ("shouldUseFP16TensorCoresFor1x1", "0"),
     ("xGemmDirect", "WGD=32 MDIMCD=8 NDIMCD=8 MDIMAD=8 NDIMBD=8 KWID=2 VWMD=4 VWND=2 PADA=1 PADB=1"),
     ("xGemm", "MWG=16 NWG=16 KWG=16 MDIMC=8 NDIMC=8 MDIMA=8 NDIMB=8 KWI=2 VWM=2 VWN=2 STRM=0 STRN=0 SA=0 SB=0"),
     ("xGemm16", "MWG=8 NWG=8 KWG=8 MDIMC=1 NDIMC=1 MDIMA=1 NDIMB=1 KWI=1 VWM=1 VWN=1 STRM=0 STRN=0 SA=0 SB=0"),
     ("hGemmWmma", "MWG=16 NWG=16 KWG=16 MWAVE=16 NWAVE=16 MWARP=16 NWARP=16 VWM=2 VWN=2 SA=0 SB=0"),
-    ("hGemmWmmaNCHW", "MWG=16 NWG=16 KWG=16 MWAVE=16 NWAVE=16 MWARP=16 NWARP=16 VWM=1 VWN=2 SB=0 "
-                      "PAD_ELTS_PER_THREAD=1 PAD_ROWS_PER_THREAD=1"),
-    ("conv3x3", "INTILE_XSIZE=6 INTILE_YSIZE=6 OUTTILE_XSIZE=4 OUTTILE_YSIZE=4 transLocalSize0=4 "
-                "transLocalSize1=8 untransLocalSize0=8 untransLocalSize1=2 untransLocalSize2=4"),
-    ("conv5x5", "INTILE_XSIZE=6 INTILE_YSIZE=6 OUTTILE_XSIZE=2 OUTTILE_YSIZE=2 transLocalSize0=1 "
-                "transLocalSize1=1 untransLocalSize0=1 untransLocalSize1=1 untransLocalSize2=1"),
+    (
+        "hGemmWmmaNCHW",
+        "MWG=16 NWG=16 KWG=16 MWAVE=16 NWAVE=16 MWARP=16 NWARP=16 VWM=1 VWN=2 SB=0 "
+        "PAD_ELTS_PER_THREAD=1 PAD_ROWS_PER_THREAD=1",
+    ),
+    (
+        "conv3x3",
+        "INTILE_XSIZE=6 INTILE_YSIZE=6 OUTTILE_XSIZE=4 OUTTILE_YSIZE=4 transLocalSize0=4 "
+        "transLocalSize1=8 untransLocalSize0=8 untransLocalSize1=2 untransLocalSize2=4",
+    ),
+    (
+        "conv5x5",
+        "INTILE_XSIZE=6 INTILE_YSIZE=6 OUTTILE_XSIZE=2 OUTTILE_YSIZE=2 transLocalSize0=1 "
+        "transLocalSize1=1 untransLocalSize0=1 untransLocalSize1=1 untransLocalSize2=1",
+    ),
     ("gPool", "XYSTRIDE=4 CHANNELSTRIDE=4 BATCHSTRIDE=4"),
     ("transformer", "ATTN_BLOCK_Q=128 ATTN_BLOCK_KV=64 Q_PER_THREAD=1 USE_TILED_ATTN=1"),
     ("transformerRMSNorm", "WG_C_SIZE=32 WG_XY_SIZE=1 C_PER_THREAD=4"),
@@ -69,9 +83,11 @@ def tuning_text() -> str:
 
 
 def _wrapper(root: Path) -> str:
-    return ("#!/bin/sh\n# KataGo from the katrain wheel, unpacked from its AppImage.\n"
-            f'export LD_LIBRARY_PATH="{root}/usr/lib${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"\n'
-            f'exec "{root}/usr/bin/katago" "$@"\n')
+    return (
+        "#!/bin/sh\n# KataGo from the katrain wheel, unpacked from its AppImage.\n"
+        f'export LD_LIBRARY_PATH="{root}/usr/lib${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"\n'
+        f'exec "{root}/usr/bin/katago" "$@"\n'
+    )
 
 
 def install_from_katrain(dest: Path, wheel: Path | None = None) -> Path:
@@ -84,8 +100,20 @@ def install_from_katrain(dest: Path, wheel: Path | None = None) -> Path:
         if not wheel.exists() or sha256_of(wheel) != KATRAIN_SHA256:
             with tempfile.TemporaryDirectory(dir=dest) as tmp:
                 log.info("pip download katrain==%s", KATRAIN_VERSION)
-                subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-                                f"katrain=={KATRAIN_VERSION}", "-d", tmp], check=True)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "pip",
+                        "download",
+                        "--no-deps",
+                        "--quiet",
+                        f"katrain=={KATRAIN_VERSION}",
+                        "-d",
+                        tmp,
+                    ],
+                    check=True,
+                )
                 got = next(Path(tmp).glob("katrain-*.whl"))
                 shutil.move(str(got), wheel)
     actual = sha256_of(wheel)

@@ -50,8 +50,15 @@ def default_cache_size(device) -> int:
 class PolicyLikelihood:
     """``P(move | position)`` from a policy network, on one device, at one precision."""
 
-    def __init__(self, net: LeelaNet, device: Optional[str] = None, average_symmetries: bool = False,
-                 legal_only: bool = False, max_batch: Optional[int] = None, precision: str = "float32"):
+    def __init__(
+        self,
+        net: LeelaNet,
+        device: Optional[str] = None,
+        average_symmetries: bool = False,
+        legal_only: bool = False,
+        max_batch: Optional[int] = None,
+        precision: str = "float32",
+    ):
         self.device = torch.device(device or default_device())
         if precision not in PRECISIONS:
             raise ValueError(f"precision {precision!r}: expected one of {PRECISIONS}")
@@ -70,7 +77,7 @@ class PolicyLikelihood:
         # On a CPU, batches of 64 run fastest (bench/networks.py: 2x faster than 512 for 4x32).
         self.max_batch = max_batch or (64 if self.device.type == "cpu" else 1024)
         self.evaluations = 0  # positions evaluated by the network so far
-        self.seconds = 0.0    # wall time spent in the network (planes, forward pass, softmax)
+        self.seconds = 0.0  # wall time spent in the network (planes, forward pass, softmax)
 
     @classmethod
     def from_file(cls, path: Path, **kw) -> "PolicyLikelihood":
@@ -95,7 +102,7 @@ class PolicyLikelihood:
         out = []
         with self._autocast():
             for k in range(0, m + pad, self.max_batch):
-                chunk = planes[k:k + self.max_batch].to(self.device).contiguous(memory_format=torch.channels_last)
+                chunk = planes[k : k + self.max_batch].to(self.device).contiguous(memory_format=torch.channels_last)
                 out.append(policy_probs(self.net, chunk, self.average_symmetries).float())
         self.evaluations += m
         return torch.cat(out)[:m] if out else torch.empty(0, MOVES, device=self.device)
@@ -156,6 +163,7 @@ def log(p: torch.Tensor) -> torch.Tensor:
 
 # --- hashing network inputs ------------------------------------------------------------
 
+
 def _random_int64(shape, seed: int) -> torch.Tensor:
     g = torch.Generator().manual_seed(seed)
     return torch.randint(-(1 << 63), (1 << 63) - 1, shape, generator=g, dtype=torch.int64)
@@ -173,8 +181,8 @@ class InputHasher:
     WINDOW = HISTORY - 1  # moves shown individually; older stones are a set
 
     def __init__(self, device):
-        self.stone = _random_int64((2, MOVES), 0x5EED1).to(device)                  # colour x point
-        self.window = _random_int64((self.WINDOW, MOVES + 1), 0x5EED2).to(device)   # age x point or none
+        self.stone = _random_int64((2, MOVES), 0x5EED1).to(device)  # colour x point
+        self.window = _random_int64((self.WINDOW, MOVES + 1), 0x5EED2).to(device)  # age x point or none
         self.side = _random_int64((2,), 0x5EED3).to(device)
         self.device = device
         self.ages = torch.arange(self.WINDOW, device=device)
@@ -187,21 +195,27 @@ class InputHasher:
         vals = self.stone.view(-1).take(sequences + colour)
         return torch.cat([vals.new_zeros(B, 1), torch.cumsum(vals, 1)], 1)
 
-    def keys(self, sequences: torch.Tensor, rows: torch.Tensor, positions: torch.Tensor,
-             prefix: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def keys(
+        self,
+        sequences: torch.Tensor,
+        rows: torch.Tensor,
+        positions: torch.Tensor,
+        prefix: Optional[torch.Tensor] = None,
+    ) -> torch.Tensor:
         """``(M,)`` int64 keys of the inputs at ``(sequences[rows[k]], positions[k])``."""
         if prefix is None:
             prefix = self.prefix(sequences)
         n = sequences.shape[1]
-        at = positions[:, None] - 1 - self.ages                             # (M, 7) move numbers
+        at = positions[:, None] - 1 - self.ages  # (M, 7) move numbers
         pts = sequences.take((rows * n)[:, None] + at.clamp(min=0))
-        pts = torch.where(at >= 0, pts, MOVES)                              # before the first move: none
+        pts = torch.where(at >= 0, pts, MOVES)  # before the first move: none
         window = self.window.view(-1).take(self.age_offsets + pts).sum(1)
         before = prefix.take(rows * (n + 1) + (positions - self.WINDOW).clamp(min=0))
         return before + window + self.side.take(positions % 2)
 
 
 # --- the evaluator ---------------------------------------------------------------------
+
 
 class PositionEvaluator:
     """``P(move | position)`` for (sequence, position) pairs, with merged repeats and a cache.
@@ -221,8 +235,8 @@ class PositionEvaluator:
         self.hasher = InputHasher(self.device)
         self._keys: Optional[torch.Tensor] = None
         self._values: Optional[torch.Tensor] = None
-        self.requests = 0     # pairs asked for
-        self.hits = 0         # served from the cache
+        self.requests = 0  # pairs asked for
+        self.hits = 0  # served from the cache
         self.evaluations = 0  # positions sent to the network
 
     def _table(self):
@@ -238,8 +252,9 @@ class PositionEvaluator:
         return self.likelihood.probs_at(sequences, rows, positions)
 
     @torch.no_grad()
-    def probs(self, sequences: torch.Tensor, rows: torch.Tensor, positions: torch.Tensor,
-              moves: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def probs(
+        self, sequences: torch.Tensor, rows: torch.Tensor, positions: torch.Tensor, moves: Optional[torch.Tensor] = None
+    ) -> torch.Tensor:
         """Distributions ``(M, 362)`` of the pairs ``(sequences[rows[k]], positions[k])``.
 
         With ``moves`` ``(M,)``: only each pair's probability of that move, ``(M,)``.
@@ -264,7 +279,9 @@ class PositionEvaluator:
             if moves is None:
                 out.index_copy_(0, hit_idx, table_values.index_select(0, hit_slot))
             else:
-                out.index_copy_(0, hit_idx, table_values.view(-1).take(hit_slot * MOVES + moves.index_select(0, hit_idx)))
+                out.index_copy_(
+                    0, hit_idx, table_values.view(-1).take(hit_slot * MOVES + moves.index_select(0, hit_idx))
+                )
             miss_idx = (~hit).nonzero().squeeze(1)
         else:
             miss_idx = torch.arange(M, device=self.device)
@@ -308,14 +325,25 @@ class PositionEvaluator:
         return self.log_probs(sequences, rows, positions).view(B, n)
 
 
-def evaluator_from_file(path: Path, device: Optional[str] = None, average_symmetries: bool = False,
-                        legal_only: bool = False, max_batch: Optional[int] = None, precision: str = PRECISIONS[0],
-                        cache_size: Optional[int] = None) -> PositionEvaluator:
+def evaluator_from_file(
+    path: Path,
+    device: Optional[str] = None,
+    average_symmetries: bool = False,
+    legal_only: bool = False,
+    max_batch: Optional[int] = None,
+    precision: str = PRECISIONS[0],
+    cache_size: Optional[int] = None,
+) -> PositionEvaluator:
     """A :class:`PositionEvaluator` of the network in ``path``; ``cache_size`` None: the device's default."""
-    model = PolicyLikelihood.from_file(Path(path), device=device, average_symmetries=average_symmetries,
-                                       legal_only=legal_only, max_batch=max_batch, precision=precision)
-    return PositionEvaluator(model, cache_size=default_cache_size(model.device) if cache_size is None
-                             else cache_size)
+    model = PolicyLikelihood.from_file(
+        Path(path),
+        device=device,
+        average_symmetries=average_symmetries,
+        legal_only=legal_only,
+        max_batch=max_batch,
+        precision=precision,
+    )
+    return PositionEvaluator(model, cache_size=default_cache_size(model.device) if cache_size is None else cache_size)
 
 
 def policy_heatmap(path: Path, moves: Sequence[coords.Move], average_symmetries: bool = False) -> str:
@@ -336,5 +364,13 @@ def policy_heatmap(path: Path, moves: Sequence[coords.Move], average_symmetries:
     return "\n".join(lines)
 
 
-__all__ = ["PolicyLikelihood", "PositionEvaluator", "InputHasher", "log", "PRECISIONS", "PAD", "evaluator_from_file",
-           "policy_heatmap"]
+__all__ = [
+    "PolicyLikelihood",
+    "PositionEvaluator",
+    "InputHasher",
+    "log",
+    "PRECISIONS",
+    "PAD",
+    "evaluator_from_file",
+    "policy_heatmap",
+]

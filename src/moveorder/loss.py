@@ -32,8 +32,9 @@ def compact_analysis(reply: Dict) -> Dict:
     }
 
 
-def move_losses(before: Sequence[Dict], after: Sequence[Dict], delta_max: str = "best_move",
-                clamp: bool = False) -> List[Dict]:
+def move_losses(
+    before: Sequence[Dict], after: Sequence[Dict], delta_max: str = "best_move", clamp: bool = False
+) -> List[Dict]:
     """Per-move loss rows for a sequence: ``before[i]`` analyses the position before move i, ``after[i]`` after it."""
     if delta_max not in DELTA_MAX_SOURCES:
         raise ValueError(f"delta_max {delta_max!r}: expected one of {DELTA_MAX_SOURCES}")

@@ -44,12 +44,14 @@ def summarize(inferred: pd.DataFrame, scored: Optional[pd.DataFrame] = None) -> 
         "mean_lgm_actual": float(inferred["actual_lgm"].mean()),
     }
     if scored is not None and len(scored):
-        row.update({
-            "loss_slope": slope_through_origin(scored["loss_actual"], scored["loss_inferred"]),
-            "mean_loss_actual": float(scored["loss_actual"].mean()),
-            "mean_loss_inferred": float(scored["loss_inferred"].mean()),
-            "share_loss_lower": float(np.mean(scored["loss_inferred"] < scored["loss_actual"])),
-        })
+        row.update(
+            {
+                "loss_slope": slope_through_origin(scored["loss_actual"], scored["loss_inferred"]),
+                "mean_loss_actual": float(scored["loss_actual"].mean()),
+                "mean_loss_inferred": float(scored["loss_inferred"].mean()),
+                "share_loss_lower": float(np.mean(scored["loss_inferred"] < scored["loss_actual"])),
+            }
+        )
     return row
 
 

@@ -94,6 +94,7 @@ class LeelaNet(nn.Module):
 
 # --- weights files -------------------------------------------------------------
 
+
 def _read_text(path: Path) -> str:
     path = Path(path)
     data = path.read_bytes()
@@ -130,8 +131,10 @@ def load_leela(path: Path) -> LeelaNet:
     tensors = [[float(x) for x in line.split()] for line in body]
     filters = len(tensors[1])
     if len(tensors[0]) != filters * PLANES * 9:
-        raise ValueError(f"{path}: input conv has {len(tensors[0])} weights, expected {filters * PLANES * 9} "
-                         f"for {filters} filters and {PLANES} planes")
+        raise ValueError(
+            f"{path}: input conv has {len(tensors[0])} weights, expected {filters * PLANES * 9} "
+            f"for {filters} filters and {PLANES} planes"
+        )
     net = LeelaNet(blocks, filters)
     it = iter(tensors)
     for layer in net.conv_layers():
@@ -149,8 +152,16 @@ def load_leela(path: Path) -> LeelaNet:
 
 def save_checkpoint(net: LeelaNet, path: Path, metrics: Optional[dict] = None) -> None:
     """A trained network as moveorder's ``model.pt``: its size, weights and training metrics."""
-    torch.save({"kind": "leelanet", "blocks": net.blocks_n, "filters": net.filters,
-                "model": net.state_dict(), "metrics": metrics or {}}, path)
+    torch.save(
+        {
+            "kind": "leelanet",
+            "blocks": net.blocks_n,
+            "filters": net.filters,
+            "model": net.state_dict(),
+            "metrics": metrics or {},
+        },
+        path,
+    )
 
 
 def load_checkpoint(path: Path) -> LeelaNet:
@@ -193,8 +204,7 @@ def export_leela(net: LeelaNet, path: Path) -> None:
     convbn(net.policy_conv)
     out += [_fmt(net.policy_fc.weight), _fmt(net.policy_fc.bias)]
     convbn(net.value_conv)
-    out += [_fmt(net.value_fc1.weight), _fmt(net.value_fc1.bias),
-            _fmt(net.value_fc2.weight), _fmt(net.value_fc2.bias)]
+    out += [_fmt(net.value_fc1.weight), _fmt(net.value_fc1.bias), _fmt(net.value_fc2.weight), _fmt(net.value_fc2.bias)]
     text = "\n".join(out) + "\n"
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -205,6 +215,7 @@ def export_leela(net: LeelaNet, path: Path) -> None:
 
 
 # --- symmetries ------------------------------------------------------------------
+
 
 def symmetry_planes(x: torch.Tensor, s: int) -> torch.Tensor:
     """Apply symmetry ``s`` (0..7; 0 = identity) to the last two (19x19) axes."""
@@ -245,5 +256,15 @@ def parameter_count(net: nn.Module) -> int:
     return sum(p.numel() for p in net.parameters())
 
 
-__all__ = ["LeelaNet", "load_leela", "load_policy", "load_checkpoint", "save_checkpoint", "export_leela", "policy_probs", "symmetry_planes", "SYMMETRY_MAPS",
-           "parameter_count"]
+__all__ = [
+    "LeelaNet",
+    "load_leela",
+    "load_policy",
+    "load_checkpoint",
+    "save_checkpoint",
+    "export_leela",
+    "policy_probs",
+    "symmetry_planes",
+    "SYMMETRY_MAPS",
+    "parameter_count",
+]

@@ -74,9 +74,16 @@ def loss_axes(ax, loss_actual, loss_inferred, ratio, title: str, vmax: float = 4
     lo = min(0.0, min(loss_actual), min(loss_inferred))
     hi = max(max(loss_actual), max(loss_inferred)) * 1.05
     order = np.argsort(np.abs(np.log(np.asarray(ratio))))  # strongest colours on top
-    sc = ax.scatter(np.asarray(loss_actual)[order], np.asarray(loss_inferred)[order],
-                    c=np.asarray(ratio)[order], cmap=RATIO_CMAP, norm=ratio_norm(vmax), s=16,
-                    edgecolor="0.3", linewidth=0.3)
+    sc = ax.scatter(
+        np.asarray(loss_actual)[order],
+        np.asarray(loss_inferred)[order],
+        c=np.asarray(ratio)[order],
+        cmap=RATIO_CMAP,
+        norm=ratio_norm(vmax),
+        s=16,
+        edgecolor="0.3",
+        linewidth=0.3,
+    )
     _diagonal(ax, lo, hi, slope)
     ax.set_xlabel("loss of the actual sequence (points)")
     ax.set_ylabel("loss of the inferred sequence (points)")
@@ -97,8 +104,9 @@ def likelihood_scatter(panels: Dict[str, Dict[str, Sequence[float]]], stem: Path
     return save(fig, stem)
 
 
-def loss_scatter(panels: Dict[str, Dict[str, Sequence[float]]], stem: Path, note: str = "",
-                 vmax: float = 4.0) -> List[Path]:
+def loss_scatter(
+    panels: Dict[str, Dict[str, Sequence[float]]], stem: Path, note: str = "", vmax: float = 4.0
+) -> List[Path]:
     """``panels[title] = {"loss_actual", "loss_inferred", "ratio"}``; a shared colour bar."""
     k = len(panels)
     fig, axes = plt.subplots(1, k, figsize=(3.6 * k + 0.8, 3.9), squeeze=False)
@@ -127,10 +135,17 @@ def _board(ax, moves: Sequence[str], title: str, subtitle: str):
     for i, m in enumerate(moves):
         x, y = coords.to_cartesian(coords.from_sgf(m))
         black = i % 2 == 0
-        ax.add_patch(plt.Circle((x, y), 0.47, facecolor="k" if black else "w", edgecolor="k", lw=0.6,
-                                zorder=2))
-        ax.text(x, y, str(i + 1), ha="center", va="center", fontsize=6 if i < 99 else 5,
-                color="w" if black else "k", zorder=3)
+        ax.add_patch(plt.Circle((x, y), 0.47, facecolor="k" if black else "w", edgecolor="k", lw=0.6, zorder=2))
+        ax.text(
+            x,
+            y,
+            str(i + 1),
+            ha="center",
+            va="center",
+            fontsize=6 if i < 99 else 5,
+            color="w" if black else "k",
+            zorder=3,
+        )
     ax.set_xticks(range(19))
     ax.set_xticklabels(list(coords.GTP_COLUMNS[:19]), fontsize=5)
     ax.set_yticks(range(19))
@@ -142,8 +157,9 @@ def _board(ax, moves: Sequence[str], title: str, subtitle: str):
     ax.set_xlabel(subtitle, fontsize=8)
 
 
-def sequence_pair(inferred: Sequence[str], actual: Sequence[str], stem: Path, title: str,
-                  inferred_note: str, actual_note: str) -> List[Path]:
+def sequence_pair(
+    inferred: Sequence[str], actual: Sequence[str], stem: Path, title: str, inferred_note: str, actual_note: str
+) -> List[Path]:
     fig, axes = plt.subplots(1, 2, figsize=(9, 4.9))
     _board(axes[0], inferred, "inferred", inferred_note)
     _board(axes[1], actual, "actual", actual_note)
@@ -152,8 +168,9 @@ def sequence_pair(inferred: Sequence[str], actual: Sequence[str], stem: Path, ti
     return save(fig, stem)
 
 
-def ablation_bars(values: Dict[str, float], stem: Path, ylabel: str, title: str,
-                  paper: Optional[Dict[str, float]] = None) -> List[Path]:
+def ablation_bars(
+    values: Dict[str, float], stem: Path, ylabel: str, title: str, paper: Optional[Dict[str, float]] = None
+) -> List[Path]:
     names = list(values)
     fig, ax = plt.subplots(figsize=(1.2 * len(names) + 2, 3.4))
     x = np.arange(len(names))

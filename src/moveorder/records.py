@@ -36,16 +36,16 @@ from . import coords
 
 #: Why a record was rejected, in the order the checks run.
 REASONS = (
-    "unreadable",        # the file could not be read or parsed as SGF
-    "several_games",     # a collection of more than one game in one file (one game per file is expected)
+    "unreadable",  # the file could not be read or parsed as SGF
+    "several_games",  # a collection of more than one game in one file (one game per file is expected)
     "not_19x19",
-    "handicap",          # HA > 0
-    "setup_stones",      # AB / AW / AE anywhere on the main line
-    "bad_move_order",    # White first, two moves of a colour in a row, or a node with both
-    "too_short",         # fewer moves than required
-    "illegal_move",      # occupied point, suicide, ko retake, a point off the board or not an SGF point
-    "pass_early",        # a pass within the first capture_free moves
-    "capture_early",     # a capture within the first capture_free moves
+    "handicap",  # HA > 0
+    "setup_stones",  # AB / AW / AE anywhere on the main line
+    "bad_move_order",  # White first, two moves of a colour in a row, or a node with both
+    "too_short",  # fewer moves than required
+    "illegal_move",  # occupied point, suicide, ko retake, a point off the board or not an SGF point
+    "pass_early",  # a pass within the first capture_free moves
+    "capture_early",  # a capture within the first capture_free moves
 )
 
 
@@ -75,8 +75,8 @@ class Record:
     white_rank: str = ""
     date: str = ""
     result: str = ""
-    start_black: str = ""    # SGF points of the black stones on the board before the first move (handicap)
-    start_white: str = ""    # the same for white (both from AB/AW/AE before the first move)
+    start_black: str = ""  # SGF points of the black stones on the board before the first move (handicap)
+    start_white: str = ""  # the same for white (both from AB/AW/AE before the first move)
     first_player: str = "B"  # colour of the first move (W after handicap stones)
     setup: bool = field(default=False, repr=False)
     colours: str = field(default="", repr=False)  # "BWBW..." as recorded
@@ -97,8 +97,15 @@ class Record:
 
     def to_json(self) -> str:
         d = asdict(self)
-        for key in ("setup", "colours", "setup_after_moves", "start_error", "setup_black", "setup_white",
-                    "setup_empty"):
+        for key in (
+            "setup",
+            "colours",
+            "setup_after_moves",
+            "start_error",
+            "setup_black",
+            "setup_white",
+            "setup_empty",
+        ):
             d.pop(key)
         for key, default in (("start_black", ""), ("start_white", ""), ("first_player", "B")):
             if d[key] == default:  # a game without handicap stones reads as it always did
@@ -197,12 +204,14 @@ def _parse(data: bytes, source: str) -> sgf.Sgf_game:
     except ValueError as err:
         m = re.match(r"error parsing game (\d+)", str(err))
         if m and int(m.group(1)) >= 1:
-            raise RecordError("several_games", f"{source}: more than one game in the file (game "
-                              f"{int(m.group(1)) + 1} does not parse); one game per file is expected") from None
+            raise RecordError(
+                "several_games",
+                f"{source}: more than one game in the file (game "
+                f"{int(m.group(1)) + 1} does not parse); one game per file is expected",
+            ) from None
         raise RecordError("unreadable", f"{source}: not a readable SGF file: {err}") from None
     if len(games) > 1:
-        raise RecordError("several_games", f"{source}: {len(games)} games in one file; one game per file "
-                          "is expected")
+        raise RecordError("several_games", f"{source}: {len(games)} games in one file; one game per file is expected")
     root = games[0].sequence[0]
     raw_size = b"".join(root.get("SZ", [b"19"])).decode("latin-1").strip()
     if raw_size != "19":
@@ -306,14 +315,28 @@ def read_sgf(data: bytes, source: str) -> Record:
             colours.append(colour)
     komi = fox_komi(text("KM")) if root.has_property("KM") else None
     return Record(
-        id=record_id(source), source=source, size=size, moves=coords.to_sgf_string(moves, size),
-        komi=komi, rules=text("RU"), handicap=handicap,
-        black=text("PB"), white=text("PW"), black_rank=text("BR"), white_rank=text("WR"),
-        date=text("DT"), result=text("RE"), setup=any(setup.values()), colours="".join(colours),
-        setup_black=setup["AB"], setup_white=setup["AW"], setup_empty=setup["AE"],
+        id=record_id(source),
+        source=source,
+        size=size,
+        moves=coords.to_sgf_string(moves, size),
+        komi=komi,
+        rules=text("RU"),
+        handicap=handicap,
+        black=text("PB"),
+        white=text("PW"),
+        black_rank=text("BR"),
+        white_rank=text("WR"),
+        date=text("DT"),
+        result=text("RE"),
+        setup=any(setup.values()),
+        colours="".join(colours),
+        setup_black=setup["AB"],
+        setup_white=setup["AW"],
+        setup_empty=setup["AE"],
         start_black="".join(sorted(coords.to_sgf(p, size) for p, c in start.items() if c == "B")),
         start_white="".join(sorted(coords.to_sgf(p, size) for p, c in start.items() if c == "W")),
-        first_player=colours[0] if colours else "B", setup_after_moves=setup_after_moves,
+        first_player=colours[0] if colours else "B",
+        setup_after_moves=setup_after_moves,
         start_error=start_error,
     )
 
@@ -409,11 +432,11 @@ def sgf_files(root: Path, include: Sequence[str] = ()) -> List[Path]:
 class Checked(NamedTuple):
     """What :func:`scan` finds out about one file."""
 
-    source: str                     # path relative to the scanned folder
-    reason: Optional[str]           # None: qualified; else why not (a key of REASONS)
-    payload: str                    # the record as JSON when qualified, else the rejection message
+    source: str  # path relative to the scanned folder
+    reason: Optional[str]  # None: qualified; else why not (a key of REASONS)
+    payload: str  # the record as JSON when qualified, else the rejection message
     training_reason: Optional[str]  # None: usable for training (:func:`usable`); else why not
-    record: str                     # the record as JSON when usable for training, else ""
+    record: str  # the record as JSON when usable for training, else ""
 
 
 def _check_file(args: Tuple[str, str, int, int]) -> Checked:
@@ -457,8 +480,10 @@ def check_input_folder(root: Path, include: Sequence[str] = ()) -> List[Path]:
     if not root.exists():
         raise FileNotFoundError(f"{root}: no such folder")
     if not root.is_dir():
-        raise ValueError(f"{root}: not a folder; give the folder that holds the SGF files "
-                         "(moveorder extract puts a dataset's files in one)")
+        raise ValueError(
+            f"{root}: not a folder; give the folder that holds the SGF files "
+            "(moveorder extract puts a dataset's files in one)"
+        )
     files = sgf_files(root, include)
     if not files:
         what = f" matching --include {' '.join(include)}" if include else ""
@@ -466,8 +491,14 @@ def check_input_folder(root: Path, include: Sequence[str] = ()) -> List[Path]:
     return files
 
 
-def scan(root: Path, capture_free: int = 50, min_moves: int = 50, workers: int = 1,
-         include: Sequence[str] = (), files: Optional[Sequence[Path]] = None) -> Iterator[Checked]:
+def scan(
+    root: Path,
+    capture_free: int = 50,
+    min_moves: int = 50,
+    workers: int = 1,
+    include: Sequence[str] = (),
+    files: Optional[Sequence[Path]] = None,
+) -> Iterator[Checked]:
     """Check every SGF file below ``root``; yield a :class:`Checked` per file, in file order.
 
     ``files``: the files to check (default: :func:`sgf_files` of ``root``).
@@ -483,10 +514,18 @@ def scan(root: Path, capture_free: int = 50, min_moves: int = 50, workers: int =
         yield from map(_check_file, jobs)
 
 
-def write_scan(root: Path, qualified_path: Path, report_path: Path, rejected_path: Path,
-               capture_free: int = 50, min_moves: int = 50, workers: int = 1,
-               include: Sequence[str] = (), usable_path: Optional[Path] = None,
-               progress: bool = False) -> Dict[str, int]:
+def write_scan(
+    root: Path,
+    qualified_path: Path,
+    report_path: Path,
+    rejected_path: Path,
+    capture_free: int = 50,
+    min_moves: int = 50,
+    workers: int = 1,
+    include: Sequence[str] = (),
+    usable_path: Optional[Path] = None,
+    progress: bool = False,
+) -> Dict[str, int]:
     """Scan ``root``; write qualified records (JSONL), the count by reason (CSV) and every rejection (CSV).
 
     ``root`` must be a folder holding SGF files (:func:`check_input_folder`);
@@ -503,8 +542,13 @@ def write_scan(root: Path, qualified_path: Path, report_path: Path, rejected_pat
     files = check_input_folder(root, include)
     # Handicap stones, passes and captures never stop a record from training.
     training_reasons = [r for r in REASONS if r not in ("handicap", "pass_early", "capture_early")]
-    counts = {"files": 0, "qualified": 0, **{r: 0 for r in REASONS},
-              "usable": 0, **{f"unusable_{r}": 0 for r in training_reasons}}
+    counts = {
+        "files": 0,
+        "qualified": 0,
+        **{r: 0 for r in REASONS},
+        "usable": 0,
+        **{f"unusable_{r}": 0 for r in training_reasons},
+    }
     paths = [qualified_path, report_path, rejected_path] + ([usable_path] if usable_path else [])
     for p in paths:
         Path(p).parent.mkdir(parents=True, exist_ok=True)
@@ -512,8 +556,9 @@ def write_scan(root: Path, qualified_path: Path, report_path: Path, rejected_pat
         q = stack.enter_context(open(qualified_path, "w", encoding="utf-8"))
         rej = csv.writer(stack.enter_context(open(rejected_path, "w", newline="", encoding="utf-8")))
         u = stack.enter_context(open(usable_path, "w", encoding="utf-8")) if usable_path else None
-        bar = stack.enter_context(tqdm(total=len(files), desc="filter", unit="file", disable=not progress,
-                                       mininterval=1))
+        bar = stack.enter_context(
+            tqdm(total=len(files), desc="filter", unit="file", disable=not progress, mininterval=1)
+        )
         rej.writerow(["source", "reason", "detail"])
         for c in scan(root, capture_free, min_moves, workers, include, files):
             counts["files"] += 1
@@ -543,6 +588,19 @@ def load_records(path: Path) -> List[Record]:
         return [Record.from_json(line) for line in f if line.strip()]
 
 
-__all__ = ["REASONS", "Record", "RecordError", "Checked", "read_sgf", "qualify", "usable", "scan", "write_scan",
-           "check_input_folder", "load_records", "fox_komi",
-           "parse_point", "setup_points"]
+__all__ = [
+    "REASONS",
+    "Record",
+    "RecordError",
+    "Checked",
+    "read_sgf",
+    "qualify",
+    "usable",
+    "scan",
+    "write_scan",
+    "check_input_folder",
+    "load_records",
+    "fox_komi",
+    "parse_point",
+    "setup_points",
+]

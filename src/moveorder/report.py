@@ -20,8 +20,13 @@ import yaml
 from . import plots
 from .metrics import better_both_ways, summarize
 
-COMPARED = [("share_on_or_above", "share on/above y=x"), ("lgm_slope", "LGM slope"),
-            ("exact_match_rate", "exact match"), ("mean_trial_std", "trial std"), ("loss_slope", "loss slope")]
+COMPARED = [
+    ("share_on_or_above", "share on/above y=x"),
+    ("lgm_slope", "LGM slope"),
+    ("exact_match_rate", "exact match"),
+    ("mean_trial_std", "trial std"),
+    ("loss_slope", "loss slope"),
+]
 
 
 def _label(set_name: str, n: int) -> str:
@@ -43,14 +48,23 @@ def networks_line(networks: Networks) -> str:
     return "networks: " + ", ".join(f"{s} {n}" for s, n in networks.items())
 
 
-def build_summary(entries: Sequence[Tuple[str, int, pd.DataFrame, pd.DataFrame]], network: Networks,
-                  datasets: Dict[str, str]) -> pd.DataFrame:
+def build_summary(
+    entries: Sequence[Tuple[str, int, pd.DataFrame, pd.DataFrame]], network: Networks, datasets: Dict[str, str]
+) -> pd.DataFrame:
     rows = []
     for set_name, n, inferred, scored in entries:
-        rows.append({"set": set_name, "n": n, **summarize(inferred, scored), "network": network_of(network, set_name),
-                     "dataset": datasets.get(set_name, set_name),
-                     "katago": f"{scored['katago_model'].iloc[0]} @ {scored['visits'].iloc[0]} visits"
-                     if len(scored) else ""})
+        rows.append(
+            {
+                "set": set_name,
+                "n": n,
+                **summarize(inferred, scored),
+                "network": network_of(network, set_name),
+                "dataset": datasets.get(set_name, set_name),
+                "katago": f"{scored['katago_model'].iloc[0]} @ {scored['visits'].iloc[0]} visits"
+                if len(scored)
+                else "",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -69,13 +83,25 @@ def comparison_table(summary: pd.DataFrame, paper: Dict) -> pd.DataFrame:
 
 def to_markdown(df: pd.DataFrame, floatfmt: str = ".3f") -> str:
     """A table as markdown (pandas, through tabulate's pipe format): floats to ``floatfmt``, missing values blank."""
-    return df.astype(object).where(df.notna(), None).to_markdown(index=False, tablefmt="pipe", floatfmt=floatfmt,
-                                                                    missingval="") + "\n"
+    return (
+        df.astype(object)
+        .where(df.notna(), None)
+        .to_markdown(index=False, tablefmt="pipe", floatfmt=floatfmt, missingval="")
+        + "\n"
+    )
 
 
-def make_report(entries: Sequence[Tuple[str, int, Path, Path]], paper_path: Path, out_dir: Path,
-                figures_dir: Path, network: Networks, datasets: Dict[str, str], note: str = "",
-                examples: int = 3, cross_level: Optional[Path] = None) -> pd.DataFrame:
+def make_report(
+    entries: Sequence[Tuple[str, int, Path, Path]],
+    paper_path: Path,
+    out_dir: Path,
+    figures_dir: Path,
+    network: Networks,
+    datasets: Dict[str, str],
+    note: str = "",
+    examples: int = 3,
+    cross_level: Optional[Path] = None,
+) -> pd.DataFrame:
     """Write the summary, the paper comparison and every figure; ``network``: one name, or one per set.
 
     ``cross_level``: the markdown of :mod:`moveorder.cross_level`, appended to ``summary.md``.
@@ -91,20 +117,27 @@ def make_report(entries: Sequence[Tuple[str, int, Path, Path]], paper_path: Path
     (out_dir / "summary.md").write_text(
         f"# Summary\n\n{header}\n\n"
         + to_markdown(summary.drop(columns=["network", "dataset", "katago"]))
-        + "\n" + to_markdown(summary[["set", "n", "network", "dataset", "katago"]]) + extra)
+        + "\n"
+        + to_markdown(summary[["set", "n", "network", "dataset", "katago"]])
+        + extra
+    )
     comp = comparison_table(summary, paper)
     comp.insert(1, "network", [network_of(network, s) for s in summary["set"]])
     comp.to_csv(out_dir / "paper_comparison.csv", index=False)
     (out_dir / "paper_comparison.md").write_text(
         f"# Our numbers beside the paper's\n\nPaper: {paper['source']}; network {paper['network']}.\n"
-        f"Ours: {header}.\n\n" + to_markdown(comp))
+        f"Ours: {header}.\n\n" + to_markdown(comp)
+    )
     figures_dir = Path(figures_dir)
     lik, loss = {}, {}
     for s, n, inf, sc in loaded:
         title = f"{_label(s, n)}, {network_of(network, s)}"
         lik[title] = {"actual": inf["actual_lgm"].tolist(), "inferred": inf["lgm"].tolist()}
-        loss[title] = {"loss_actual": sc["loss_actual"].tolist(), "loss_inferred": sc["loss_inferred"].tolist(),
-                       "ratio": sc["lgm_ratio"].tolist()}
+        loss[title] = {
+            "loss_actual": sc["loss_actual"].tolist(),
+            "loss_inferred": sc["loss_inferred"].tolist(),
+            "ratio": sc["lgm_ratio"].tolist(),
+        }
         plots.likelihood_scatter({title: lik[title]}, figures_dir / f"likelihood_{s}_{n}m", note)
         plots.loss_scatter({title: loss[title]}, figures_dir / f"loss_{s}_{n}m", note)
     plots.likelihood_scatter(lik, figures_dir / "likelihood_all", note)
@@ -125,18 +158,27 @@ def write_examples(loaded, folder: Path, count: int, network: Networks = "") -> 
     picks.sort(key=lambda p: -p[0])
     written = []
     for k, (_, s, n, r) in enumerate(picks[:count], start=1):
-        split = lambda t: [t[i:i + 2] for i in range(0, len(t), 2)]  # noqa: E731
+        split = lambda t: [t[i : i + 2] for i in range(0, len(t), 2)]  # noqa: E731
         written += plots.sequence_pair(
-            split(r["inferred"]), split(r["actual"]), folder / f"example_{k}",
+            split(r["inferred"]),
+            split(r["actual"]),
+            folder / f"example_{k}",
             f"{_label(s, n)}, game {r['id']}" + (f", {network_of(network, s)}" if network_of(network, s) else ""),
             f"LGM {r['lgm']:.3f}, loss {r['loss_inferred']:.3f}",
-            f"LGM {r['actual_lgm']:.3f}, loss {r['loss_actual']:.3f}")
+            f"LGM {r['actual_lgm']:.3f}, loss {r['loss_actual']:.3f}",
+        )
     if not written:  # say so in a figure, so the report never shows a missing file
         import matplotlib.pyplot as plt
 
         fig, ax = plt.subplots(figsize=(6, 1))
         ax.axis("off")
-        ax.text(0.5, 0.5, "No arrangement had an inferred sequence with both a higher likelihood and a lower loss.",
-                ha="center", va="center", fontsize=9)
+        ax.text(
+            0.5,
+            0.5,
+            "No arrangement had an inferred sequence with both a higher likelihood and a lower loss.",
+            ha="center",
+            va="center",
+            fontsize=9,
+        )
         written += plots.save(fig, folder / "example_1")
     return written

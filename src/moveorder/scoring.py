@@ -26,9 +26,18 @@ from .settings import ScoreConfig
 log = logging.getLogger(__name__)
 
 
-def score_results(results: List[Dict], engine: Union[EnginePool, KataGoEngine], cache: AnalysisCache, visits: int, model: str,
-                  rules: str = "chinese", default_komi: float = 7.5, delta_max: str = "best_move",
-                  clamp: bool = False, progress: bool = False) -> Dict[str, object]:
+def score_results(
+    results: List[Dict],
+    engine: Union[EnginePool, KataGoEngine],
+    cache: AnalysisCache,
+    visits: int,
+    model: str,
+    rules: str = "chinese",
+    default_komi: float = 7.5,
+    delta_max: str = "best_move",
+    clamp: bool = False,
+    progress: bool = False,
+) -> Dict[str, object]:
     """Losses of the actual and inferred sequence of every result row.
 
     Returns ``{"rows": per-arrangement dicts, "moves": per-move dicts,
@@ -57,11 +66,20 @@ def score_results(results: List[Dict], engine: Union[EnginePool, KataGoEngine], 
                     needed[k] = (qid, t)
                     turns.append(t)
             if turns:
-                queries[qid] = {"id": qid, "moves": moves, "rules": rules, "komi": komi, "boardXSize": 19,
-                                "boardYSize": 19, "analyzeTurns": turns, "maxVisits": visits}
+                queries[qid] = {
+                    "id": qid,
+                    "moves": moves,
+                    "rules": rules,
+                    "komi": komi,
+                    "boardXSize": 19,
+                    "boardYSize": 19,
+                    "analyzeTurns": turns,
+                    "maxVisits": visits,
+                }
     by_turn = {v: k for k, v in needed.items()}
-    log.info("%d positions needed, %d distinct, %d to analyse", total, len({k for _, _, ks in plan for k in ks}),
-             len(needed))
+    log.info(
+        "%d positions needed, %d distinct, %d to analyse", total, len({k for _, _, ks in plan for k in ks}), len(needed)
+    )
 
     bar = tqdm(total=len(needed), desc="score", unit="pos", disable=not progress, mininterval=1)
 
@@ -78,19 +96,36 @@ def score_results(results: List[Dict], engine: Union[EnginePool, KataGoEngine], 
     for r, which, keys in plan:
         analyses = [cache.get(k) for k in keys]
         per_move = move_losses(analyses[:-1], analyses[1:], delta_max=delta_max, clamp=clamp)
-        row = rows.setdefault(r["id"], {"set": r["set"], "n": r["n"], "id": r["id"], "lgm": r["lgm"],
-                                        "actual_lgm": r["actual_lgm"], "exact_match": r["exact_match"],
-                                        "lgm_ratio": r["lgm"] / r["actual_lgm"]})
+        row = rows.setdefault(
+            r["id"],
+            {
+                "set": r["set"],
+                "n": r["n"],
+                "id": r["id"],
+                "lgm": r["lgm"],
+                "actual_lgm": r["actual_lgm"],
+                "exact_match": r["exact_match"],
+                "lgm_ratio": r["lgm"] / r["actual_lgm"],
+            },
+        )
         row[f"loss_{which}"] = sequence_loss(per_move)
         for i, (m, pm) in enumerate(zip(r[which], per_move), start=1):
-            move_rows.append({"id": r["id"], "sequence": which, "move_number": i,
-                              "move": coords.to_gtp(coords.from_sgf(m)), **pm})
-    return {"rows": list(rows.values()), "moves": move_rows, "positions": total,
-            "unique": len({k for _, _, ks in plan for k in ks}), "analysed": len(needed), "seconds": seconds}
+            move_rows.append(
+                {"id": r["id"], "sequence": which, "move_number": i, "move": coords.to_gtp(coords.from_sgf(m)), **pm}
+            )
+    return {
+        "rows": list(rows.values()),
+        "moves": move_rows,
+        "positions": total,
+        "unique": len({k for _, _, ks in plan for k in ks}),
+        "analysed": len(needed),
+        "seconds": seconds,
+    }
 
 
-def write_scores(out: Dict[str, object], table: Path, moves_table: Path, stats: Optional[Path],
-                 settings: Dict[str, object]) -> pd.DataFrame:
+def write_scores(
+    out: Dict[str, object], table: Path, moves_table: Path, stats: Optional[Path], settings: Dict[str, object]
+) -> pd.DataFrame:
     df = pd.DataFrame(out["rows"])
     for k, v in settings.items():
         df[k] = v
@@ -98,13 +133,25 @@ def write_scores(out: Dict[str, object], table: Path, moves_table: Path, stats: 
     df.to_csv(table, index=False)
     pd.DataFrame(out["moves"]).to_csv(moves_table, index=False)
     if stats:
-        Path(stats).write_text(json.dumps({k: out[k] for k in ("positions", "unique", "analysed", "seconds")}
-                                          | {"settings": settings}, indent=2) + "\n")
+        Path(stats).write_text(
+            json.dumps(
+                {k: out[k] for k in ("positions", "unique", "analysed", "seconds")} | {"settings": settings}, indent=2
+            )
+            + "\n"
+        )
     return df
 
 
-def score_file(results_path: Path, katago: Path, model: Path, work_dir: Path, cfg: ScoreConfig,
-               tuner: Optional[Path] = None, cache: Optional[Path] = None, progress: bool = False):
+def score_file(
+    results_path: Path,
+    katago: Path,
+    model: Path,
+    work_dir: Path,
+    cfg: ScoreConfig,
+    tuner: Optional[Path] = None,
+    cache: Optional[Path] = None,
+    progress: bool = False,
+):
     """Score an inference result file (``infer-set``'s JSONL) with KataGo; returns (``score_results``'s dict, settings).
 
     ``cfg.threads`` KataGo processes each analyse one position at a time from an
@@ -115,22 +162,40 @@ def score_file(results_path: Path, katago: Path, model: Path, work_dir: Path, cf
     from .inference import load_results
 
     if cfg.max_batch > 1 and not cfg.shared_cache:
-        raise ValueError("KataGo: max_batch > 1 needs shared_cache (batches are shared between the analysis "
-                         "threads of one process)")
+        raise ValueError(
+            "KataGo: max_batch > 1 needs shared_cache (batches are shared between the analysis threads of one process)"
+        )
     results = load_results(Path(results_path))
     work = Path(work_dir)
-    settings = {"katago_model": Path(model).name, "visits": cfg.visits, "rules": cfg.rules,
-                "delta_max": cfg.delta_max, "clamp": cfg.clamp, "max_batch": cfg.max_batch,
-                "shared_cache": cfg.shared_cache}
+    settings = {
+        "katago_model": Path(model).name,
+        "visits": cfg.visits,
+        "rules": cfg.rules,
+        "delta_max": cfg.delta_max,
+        "clamp": cfg.clamp,
+        "max_batch": cfg.max_batch,
+        "shared_cache": cfg.shared_cache,
+    }
 
     def engine(i: int, threads: int = 1) -> KataGoEngine:
-        conf = analysis_config(work / f"analysis-{i}.cfg", Path(tuner) if tuner else None,
-                               threads=threads, max_batch=cfg.max_batch)
-        return KataGoEngine.for_model(Path(katago), Path(model), conf, stderr_log=work / f"stderr-{i}.log",
-                                      timeout=cfg.timeout, env=default_env())
+        conf = analysis_config(
+            work / f"analysis-{i}.cfg", Path(tuner) if tuner else None, threads=threads, max_batch=cfg.max_batch
+        )
+        return KataGoEngine.for_model(
+            Path(katago), Path(model), conf, stderr_log=work / f"stderr-{i}.log", timeout=cfg.timeout, env=default_env()
+        )
 
-    with (engine(0, cfg.threads) if cfg.shared_cache else EnginePool(engine, cfg.threads)) as analyser:
-        out = score_results(results, analyser, AnalysisCache(Path(cache) if cache else None), cfg.visits,
-                            str(model), rules=cfg.rules, default_komi=cfg.komi, delta_max=cfg.delta_max,
-                            clamp=cfg.clamp, progress=progress)
+    with engine(0, cfg.threads) if cfg.shared_cache else EnginePool(engine, cfg.threads) as analyser:
+        out = score_results(
+            results,
+            analyser,
+            AnalysisCache(Path(cache) if cache else None),
+            cfg.visits,
+            str(model),
+            rules=cfg.rules,
+            default_komi=cfg.komi,
+            delta_max=cfg.delta_max,
+            clamp=cfg.clamp,
+            progress=progress,
+        )
     return out, settings

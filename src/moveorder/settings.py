@@ -50,9 +50,9 @@ class AnnealConfig:
     t_end: float = 0.1
     schedule: str = "geometric"
     seed: int = 0
-    incremental: bool = True   # False: re-evaluate every position every iteration (the naive reference)
-    method: str = "anneal"     # anneal (the paper's) | beam | beam+anneal (annealing from the beam's orders)
-    beam_width: int = 32       # prefixes kept per arrangement and move number (beam, init beam)
+    incremental: bool = True  # False: re-evaluate every position every iteration (the naive reference)
+    method: str = "anneal"  # anneal (the paper's) | beam | beam+anneal (annealing from the beam's orders)
+    beam_width: int = 32  # prefixes kept per arrangement and move number (beam, init beam)
 
     def __post_init__(self):
         if self.neighbour not in NEIGHBOURS:
@@ -67,11 +67,15 @@ class AnnealConfig:
             raise ValueError(f"beam_width {self.beam_width}: expected at least 1")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule {self.schedule!r}: expected one of {SCHEDULES}")
-        if (self.iterations is not None and self.iterations < 1) or self.trials < 1 \
-                or not self.t_start >= self.t_end > 0:
-            raise ValueError(f"need iterations >= 1 (got {self.iterations}), trials >= 1 (got {self.trials}) "
-                             f"and t_start >= t_end > 0 (got {self.t_start}, {self.t_end})")
-
+        if (
+            (self.iterations is not None and self.iterations < 1)
+            or self.trials < 1
+            or not self.t_start >= self.t_end > 0
+        ):
+            raise ValueError(
+                f"need iterations >= 1 (got {self.iterations}), trials >= 1 (got {self.trials}) "
+                f"and t_start >= t_end > 0 (got {self.t_start}, {self.t_end})"
+            )
 
     def for_length(self, n: int, table: Optional[Dict[int, int]] = None) -> "AnnealConfig":
         """This configuration for ``n``-move sequences: ``iterations`` from ``table`` (the paper's) if unset."""
@@ -96,20 +100,21 @@ class PolicyConfig:
     """How the policy network gives the likelihood (``policy`` in config); a run's ``--network`` names it."""
 
     average_symmetries: bool = False  # mean of the 8 symmetries' softmax
-    legal_only: bool = False          # renormalise over the empty points and pass (the paper: no)
-    precision: str = "float32"        # of the network's arithmetic (PRECISIONS)
-    chunk: int = 20                   # arrangements a batch of infer-set (and a resume unit)
+    legal_only: bool = False  # renormalise over the empty points and pass (the paper: no)
+    precision: str = "float32"  # of the network's arithmetic (PRECISIONS)
+    chunk: int = 20  # arrangements a batch of infer-set (and a resume unit)
     cache_size: Optional[int] = None  # position cache slots; None: CACHE_SLOTS on a CPU, 0 on a GPU
 
 
 # --- the data stage --------------------------------------------------------------------------------
 
+
 @dataclass
 class FilterConfig:
     """Which records qualify (``filter`` in config): the paper's 50 capture- and pass-free moves."""
 
-    capture_free: int = 50   # no capture and no pass in this many first moves
-    min_moves: int = 50      # fewer moves: too_short
+    capture_free: int = 50  # no capture and no pass in this many first moves
+    min_moves: int = 50  # fewer moves: too_short
 
 
 @dataclass
@@ -134,14 +139,14 @@ class TrainConfig:
     filters: int = 128
     steps: int = 100000
     batch_size: int = 256
-    lr: float = 2e-3             # peak learning rate (AdamW)
-    warmup_steps: int = 100      # linear warm-up of the learning rate over these first steps
+    lr: float = 2e-3  # peak learning rate (AdamW)
+    warmup_steps: int = 100  # linear warm-up of the learning rate over these first steps
     lr_schedule: str = "cosine"  # cosine: decays to 0 at `steps`; constant
     weight_decay: float = 1e-4
-    value_head: bool = True      # False: policy loss only (the likelihood needs only the policy)
+    value_head: bool = True  # False: policy loss only (the likelihood needs only the policy)
     value_weight: float = 0.25
-    symmetries: bool = True      # one of the 8 symmetries of the board drawn per sample
-    precision: str = "auto"      # of forward/backward: float32, bfloat16 (autocast), auto (train.autocast_dtype)
+    symmetries: bool = True  # one of the 8 symmetries of the board drawn per sample
+    precision: str = "auto"  # of forward/backward: float32, bfloat16 (autocast), auto (train.autocast_dtype)
     heldout_fraction: float = 0.05
     heldout_positions: int = 20000
     checkpoint_every: int = 500
@@ -160,12 +165,12 @@ DELTA_MAX = ("best_move", "root")
 class ScoreConfig:
     """Scoring sequences with KataGo (``katago`` in config)."""
 
-    visits: int = 100            # the paper does not state its visits
+    visits: int = 100  # the paper does not state its visits
     rules: str = "chinese"
-    komi: float = 7.5            # when a record gives none
+    komi: float = 7.5  # when a record gives none
     delta_max: str = "best_move"  # the best lead at a position: its best move's (the paper) or the root's
-    clamp: bool = False          # clamp each move's loss at zero
-    threads: int = 2             # KataGo processes (shared_cache: analysis threads of one process)
+    clamp: bool = False  # clamp each move's loss at zero
+    threads: int = 2  # KataGo processes (shared_cache: analysis threads of one process)
     shared_cache: bool = False
-    max_batch: int = 1           # KataGo's nnMaxBatchSize; more than 1 needs shared_cache
-    timeout: float = 600         # seconds without a reply from KataGo before giving up
+    max_batch: int = 1  # KataGo's nnMaxBatchSize; more than 1 needs shared_cache
+    timeout: float = 600  # seconds without a reply from KataGo before giving up

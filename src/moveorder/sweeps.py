@@ -21,8 +21,19 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import yaml
 
 #: What a sweep may vary: the search's settings, the network, the set and the length.
-AXES = ("method", "beam_width", "init", "neighbour", "iterations", "trials", "t_start", "t_end", "network",
-        "dataset", "n")
+AXES = (
+    "method",
+    "beam_width",
+    "init",
+    "neighbour",
+    "iterations",
+    "trials",
+    "t_start",
+    "t_end",
+    "network",
+    "dataset",
+    "n",
+)
 DEFAULT_METRIC = "lgm_slope"
 
 
@@ -39,12 +50,21 @@ def combinations(spec: Dict) -> List[Tuple[Dict, str]]:
     """Each run of a sweep as (its settings: ``base`` updated by the combination, its label ``AXIS=VALUE ...``)."""
     axes = spec.get("axes", {})
     combos = spec.get("runs") or [dict(zip(axes, vals)) for vals in itertools.product(*axes.values())]
-    return [({**spec.get("base", {}), **combo}, " ".join(f"{k}={v}" for k, v in combo.items()) or "base")
-            for combo in combos]
+    return [
+        ({**spec.get("base", {}), **combo}, " ".join(f"{k}={v}" for k, v in combo.items()) or "base")
+        for combo in combos
+    ]
 
 
-def summarize_sweep(name: str, runs: Sequence[Tuple[str, Path]], table: Path, figure: Path,
-                    metric: str = DEFAULT_METRIC, paper: Optional[Path] = None, paper_key: str = ""):
+def summarize_sweep(
+    name: str,
+    runs: Sequence[Tuple[str, Path]],
+    table: Path,
+    figure: Path,
+    metric: str = DEFAULT_METRIC,
+    paper: Optional[Path] = None,
+    paper_key: str = "",
+):
     """One summary row per run (its label and inference table) to ``table``; the metric as bars to ``figure``.
 
     ``figure``: a PNG path, with a PDF beside it.  With ``paper_key``, the

@@ -80,9 +80,9 @@ def autocast_dtype(precision: str, device: torch.device) -> Optional[torch.dtype
 
 @dataclass
 class GameData:
-    boards: np.ndarray   # (moves + 1, 361) int8, top-row-first; boards[0] the setup (empty but for handicap)
+    boards: np.ndarray  # (moves + 1, 361) int8, top-row-first; boards[0] the setup (empty but for handicap)
     targets: np.ndarray  # (moves,) Leela Zero index of each move, 361 = pass
-    winner: int          # +1 black won, -1 white won, 0 unknown/draw
+    winner: int  # +1 black won, -1 white won, 0 unknown/draw
     black_first: bool = True  # False: White made the first move (after handicap stones)
 
     def black_to_move(self) -> np.ndarray:
@@ -140,8 +140,8 @@ class PositionSampler:
 
         self.black = cat(black, np.uint8, (0, (POINTS + 7) // 8))
         self.white = cat(white, np.uint8, (0, (POINTS + 7) // 8))
-        self.board_row = cat(rows, np.int64)    # row of the board before each position's move
-        self.move_no = cat(move_no, np.int64)   # moves played before it (history available)
+        self.board_row = cat(rows, np.int64)  # row of the board before each position's move
+        self.move_no = cat(move_no, np.int64)  # moves played before it (history available)
         self.black_to_move = cat(btm, bool)
         self.targets = cat(targets, np.int64)
         self.values = cat(values, np.float32)
@@ -157,14 +157,14 @@ class PositionSampler:
     def planes(self, rows: np.ndarray) -> np.ndarray:
         """``(B, 18, 19, 19)`` float32 planes of positions ``rows``, as :func:`board_history_planes` builds them."""
         h = np.arange(HISTORY)
-        valid = self.move_no[rows][:, None] >= h                                # (B, 8): before the first board: zeros
+        valid = self.move_no[rows][:, None] >= h  # (B, 8): before the first board: zeros
         k = np.where(valid, self.board_row[rows][:, None] - h, 0)
         black = np.unpackbits(self.black[k], axis=-1, count=POINTS).astype(bool) & valid[..., None]  # (B, 8, 361)
         white = np.unpackbits(self.white[k], axis=-1, count=POINTS).astype(bool) & valid[..., None]
         btm = self.black_to_move[rows]
         out = np.empty((len(rows), PLANES, POINTS), dtype=np.float32)
         out[:, :HISTORY] = np.where(btm[:, None, None], black, white)
-        out[:, HISTORY:2 * HISTORY] = np.where(btm[:, None, None], white, black)
+        out[:, HISTORY : 2 * HISTORY] = np.where(btm[:, None, None], white, black)
         out[:, 16] = btm[:, None]
         out[:, 17] = ~btm[:, None]
         return out.reshape(len(rows), PLANES, coords.SIZE, coords.SIZE)
@@ -203,7 +203,7 @@ def symmetry_array(x: np.ndarray, s: int) -> np.ndarray:
 def _game_hash(record_id: str, seed: int) -> float:
     """A number in [0, 1) fixed by a game's id and the seed."""
     digest = hashlib.sha256(f"{seed}/{record_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") / 2 ** 64
+    return int.from_bytes(digest[:8], "little") / 2**64
 
 
 def split_games(records: List[Record], fraction: float, seed: int) -> Tuple[List[Record], List[Record]]:
@@ -223,15 +223,16 @@ def split_games(records: List[Record], fraction: float, seed: int) -> Tuple[List
 
 
 @torch.no_grad()
-def evaluate(net: LeelaNet, sampler: PositionSampler, limit: int, device: torch.device, seed: int,
-             batch_size: int = 512) -> Dict[str, float]:
+def evaluate(
+    net: LeelaNet, sampler: PositionSampler, limit: int, device: torch.device, seed: int, batch_size: int = 512
+) -> Dict[str, float]:
     """Top-1 accuracy and mean log-likelihood of the played move on held-out positions."""
     net.eval()
     rng = np.random.default_rng([seed, 2])
     rows = np.arange(len(sampler)) if len(sampler) <= limit else np.sort(rng.choice(len(sampler), limit, replace=False))
     correct, loglik, n = 0, 0.0, 0
     for k in range(0, len(rows), batch_size):
-        x, t, _ = sampler.batch(rows[k:k + batch_size], None)
+        x, t, _ = sampler.batch(rows[k : k + batch_size], None)
         logits = net.policy_logits(x.to(device)).float()
         logp = torch.log_softmax(logits, dim=-1)
         t = t.to(device)
@@ -239,12 +240,17 @@ def evaluate(net: LeelaNet, sampler: PositionSampler, limit: int, device: torch.
         loglik += float(logp.gather(1, t[:, None]).sum())
         n += len(t)
     net.train()
-    return {"positions": n, "top1_accuracy": correct / n, "mean_log_likelihood": loglik / n,
-            "geometric_mean_likelihood": math.exp(loglik / n)}
+    return {
+        "positions": n,
+        "top1_accuracy": correct / n,
+        "mean_log_likelihood": loglik / n,
+        "geometric_mean_likelihood": math.exp(loglik / n),
+    }
 
 
-def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = None,
-          progress: bool = True) -> Dict[str, object]:
+def train(
+    pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = None, progress: bool = True
+) -> Dict[str, object]:
     """Train on ``pool``; write ``model.pt``, ``policy.txt.gz`` (Leela Zero format) and ``metrics.json``.
 
     The metrics: held-out top-1 accuracy and mean log-likelihood of the
@@ -269,16 +275,22 @@ def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = N
     train_s = PositionSampler.from_records(train_recs)
     held_s = PositionSampler.from_records(held_recs)
     seconds = {"replay": time.perf_counter() - t0, "data": 0.0, "compute": 0.0}
-    log.info("%s: %d train games (%d positions), %d held-out games (%d positions), replayed in %.1f s",
-             pool, len(train_recs), len(train_s), len(held_recs), len(held_s), seconds["replay"])
+    log.info(
+        "%s: %d train games (%d positions), %d held-out games (%d positions), replayed in %.1f s",
+        pool,
+        len(train_recs),
+        len(train_s),
+        len(held_recs),
+        len(held_s),
+        seconds["replay"],
+    )
 
     # Channels-last: 1.13x more training steps per second for 4x32 on a CPU (bench/networks.py).
     net = LeelaNet(cfg.blocks, cfg.filters).to(dev, memory_format=torch.channels_last)
     value_params = {id(p) for m in (net.value_conv, net.value_fc1, net.value_fc2) for p in m.parameters()}
     params = [p for p in net.parameters() if p.requires_grad and (cfg.value_head or id(p) not in value_params)]
     opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: lr_factor(s, cfg.steps, cfg.warmup_steps, cfg.lr_schedule))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, cfg.steps, cfg.warmup_steps, cfg.lr_schedule))
     rng = np.random.default_rng([cfg.seed, 3])
     step = 0
     ckpt = out_dir / "checkpoint.pt"
@@ -296,9 +308,18 @@ def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = N
 
     def save():
         tmp = ckpt.with_suffix(".tmp")
-        torch.save({"config": asdict(cfg), "model": net.state_dict(), "optimizer": opt.state_dict(),
-                    "scheduler": sched.state_dict(), "rng": rng.bit_generator.state,
-                    "torch_rng": torch.get_rng_state(), "step": step}, tmp)
+        torch.save(
+            {
+                "config": asdict(cfg),
+                "model": net.state_dict(),
+                "optimizer": opt.state_dict(),
+                "scheduler": sched.state_dict(),
+                "rng": rng.bit_generator.state,
+                "torch_rng": torch.get_rng_state(),
+                "step": step,
+            },
+            tmp,
+        )
         tmp.replace(ckpt)
 
     def sync():  # so the clock reads finished work on a GPU too
@@ -346,25 +367,37 @@ def train(pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = N
     t0 = time.perf_counter()
     metrics = evaluate(net, held_s, cfg.heldout_positions, dev, cfg.seed)
     seconds["evaluate"] = time.perf_counter() - t0
-    metrics.update({"pool": str(pool), "train_games": len(train_recs), "heldout_games": len(held_recs),
-                    "train_positions": len(train_s), "heldout_positions_available": len(held_s),
-                    "steps": cfg.steps, "parameters": parameter_count(net), "device": dev.type,
-                    "precision": "bfloat16" if amp else "float32",
-                    "steps_per_second": (step - start_step) / elapsed if elapsed else None,
-                    "seconds": {k: round(v, 2) for k, v in seconds.items()},
-                    "data_share": seconds["data"] / elapsed if elapsed else None,
-                    "config": asdict(cfg)})
+    metrics.update(
+        {
+            "pool": str(pool),
+            "train_games": len(train_recs),
+            "heldout_games": len(held_recs),
+            "train_positions": len(train_s),
+            "heldout_positions_available": len(held_s),
+            "steps": cfg.steps,
+            "parameters": parameter_count(net),
+            "device": dev.type,
+            "precision": "bfloat16" if amp else "float32",
+            "steps_per_second": (step - start_step) / elapsed if elapsed else None,
+            "seconds": {k: round(v, 2) for k, v in seconds.items()},
+            "data_share": seconds["data"] / elapsed if elapsed else None,
+            "config": asdict(cfg),
+        }
+    )
     net.eval().cpu()
     save_checkpoint(net, out_dir / "model.pt", metrics)
     export_leela(net, out_dir / "policy.txt.gz")
     (out_dir / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    log.info("held-out: top-1 %.3f, mean log-likelihood %.3f over %d positions; %.1f%% of step time "
-             "assembling batches", metrics["top1_accuracy"], metrics["mean_log_likelihood"], metrics["positions"],
-             100 * (metrics["data_share"] or 0))
+    log.info(
+        "held-out: top-1 %.3f, mean log-likelihood %.3f over %d positions; %.1f%% of step time assembling batches",
+        metrics["top1_accuracy"],
+        metrics["mean_log_likelihood"],
+        metrics["positions"],
+        100 * (metrics["data_share"] or 0),
+    )
     return metrics
 
 
 def _model_settings(cfg: dict) -> dict:
     """The settings a checkpoint must agree on to be resumed (threads and checkpoint cadence may change)."""
     return {k: v for k, v in cfg.items() if k not in ("threads", "checkpoint_every")}
-
