@@ -54,3 +54,20 @@ def engine(tmp_path_factory):
         KATAGO, KATAGO_SMALL_MODEL, cfg, stderr_log=tmp / "stderr.log", env=default_env()
     ) as eng:
         yield eng
+
+
+@pytest.fixture(scope="module")
+def model(trained):
+    """The small trained network (see ``trained``) as a likelihood on the CPU."""
+    from moveorder.likelihood import PolicyLikelihood
+
+    out, _, _ = trained
+    return PolicyLikelihood.from_file(out / "model.pt", device="cpu")
+
+
+@pytest.fixture(scope="module")
+def real_games(pro2_pool):
+    """The qualified records of ``pro2_pool``."""
+    from moveorder.records import load_records
+
+    return load_records(pro2_pool)

@@ -472,34 +472,6 @@ def test_download_refuses_a_malformed_sha256_before_downloading(tmp_path, caplog
     assert not (tmp_path / "sub").exists()
 
 
-# --- help ------------------------------------------------------------------------------------------------------
-
-
-def test_every_option_has_help_and_states_its_default():
-    import argparse
-
-    sub = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    checked = 0
-    for name, parser in sub.choices.items():
-        formatter = parser._get_formatter()
-        for action in parser._actions:
-            if action.dest == "help":
-                continue
-            assert action.help, f"{name} {action.option_strings or action.dest}: no help text"
-            text = formatter._get_help_string(action) if hasattr(formatter, "_get_help_string") else action.help
-            states = action.required or not action.option_strings or action.default is None or action.default is False
-            assert states or "default" in text, f"{name} {action.option_strings}: default not stated: {text!r}"
-            checked += 1
-    assert checked > 110  # every option of every verb, the annealing ones included
-
-
-def test_help_shows_defaults(capsys):
-    with pytest.raises(SystemExit):
-        cli.main(["filter", "--help"])
-    out = capsys.readouterr().out
-    assert "processes parsing files (default: 1)" in out and "(default: 50)" in out
-
-
 # --- no traceback from any of them --------------------------------------------------------------------------
 
 

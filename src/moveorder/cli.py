@@ -11,7 +11,6 @@ in the package's modules, and every default comes from
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from dataclasses import fields
@@ -483,31 +482,21 @@ def _infer_set_options(s: argparse.ArgumentParser) -> None:
 
 @verb("infer-set", "infer the order of play for every arrangement of a file", _infer_set_options)
 def cmd_infer_set(a: argparse.Namespace) -> int:
-    from .arrangements import load_arrangements
-    from .inference import describe, infer_set, load_results, write_table
+    from .inference import infer_set_file
 
-    arrs = load_arrangements(Path(a.arrangements))
-    if not arrs:
-        raise ValueError(f"{a.arrangements}: no arrangements")
-    cfg = _config_from(S.AnnealConfig, a).for_length(arrs[0].n)
-    evaluator = _evaluator(a)
-    stats = infer_set(Path(a.arrangements), Path(a.out), evaluator, cfg, chunk=a.chunk, progress=not a.quiet)
-    settings = describe(a.network, cfg, a.precision)
-    write_table(
-        load_results(Path(a.out)),
+    infer_set_file(
+        Path(a.arrangements),
+        Path(a.out),
         Path(a.table),
-        Path(a.sgf_dir) if a.sgf_dir else None,
-        network=a.network,
-        settings=settings,
+        _config_from(S.AnnealConfig, a),
+        lambda: _evaluator(a),
+        a.network,
+        a.precision,
+        chunk=a.chunk,
+        sgf_dir=Path(a.sgf_dir) if a.sgf_dir else None,
+        stats_path=Path(a.stats) if a.stats else None,
+        progress=not a.quiet,
     )
-    if a.stats:
-        Path(a.stats).write_text(
-            json.dumps(
-                stats.__dict__ | {"settings": settings, "precision": a.precision, "device": str(evaluator.device)},
-                indent=2,
-            )
-            + "\n"
-        )
     return 0
 
 

@@ -176,6 +176,37 @@ def infer_set(
     return stats
 
 
+def infer_set_file(
+    arrangements_path: Path,
+    out_jsonl: Path,
+    table: Path,
+    cfg: AnnealConfig,
+    evaluator: Callable[[], PositionEvaluator],
+    network: str,
+    precision: str,
+    chunk: int = 20,
+    sgf_dir: Optional[Path] = None,
+    stats_path: Optional[Path] = None,
+    progress: bool = False,
+) -> AnnealStats:
+    """``moveorder infer-set``: :func:`infer_set`, then the table, the SGF files and the stats (JSON) of the run.
+
+    ``evaluator`` makes the network's evaluator once the arrangements are read and checked.
+    """
+    arrs = load_arrangements(arrangements_path)
+    if not arrs:
+        raise ValueError(f"{arrangements_path}: no arrangements")
+    cfg = cfg.for_length(arrs[0].n)
+    ev = evaluator()
+    stats = infer_set(arrangements_path, out_jsonl, ev, cfg, chunk=chunk, progress=progress)
+    settings = describe(network, cfg, precision)
+    write_table(load_results(out_jsonl), table, sgf_dir, network=network, settings=settings)
+    if stats_path is not None:
+        info = stats.__dict__ | {"settings": settings, "precision": precision, "device": str(ev.device)}
+        Path(stats_path).write_text(json.dumps(info, indent=2) + "\n")
+    return stats
+
+
 def progress_bar(total: int, desc: str, enabled: bool = True):
     """A tqdm bar on stderr; where stderr is no terminal (a log file), one line a minute at most."""
     import sys
@@ -288,7 +319,7 @@ def write_sgf(
     ``komi`` and the players' names ``black``/``white`` (PB/PW) are kept
     when given (the one-position tool passes the input record's).
     """
-    game = sgf.Sgf_game(size=19)
+    game = sgf.Sgf_game(size=coords.SIZE)
     root = game.get_root()
     root.set("C", comment)
     root.set("AP", ("moveorder", "0.1.0"))

@@ -127,9 +127,10 @@ def loss_scatter(
 
 def _board(ax, moves: Sequence[str], title: str, subtitle: str):
     ax.set_facecolor("#dcb35c")
-    for k in range(19):
-        ax.plot([0, 18], [k, k], color="k", lw=0.5, zorder=1)
-        ax.plot([k, k], [0, 18], color="k", lw=0.5, zorder=1)
+    last = coords.SIZE - 1
+    for k in range(coords.SIZE):
+        ax.plot([0, last], [k, k], color="k", lw=0.5, zorder=1)
+        ax.plot([k, k], [0, last], color="k", lw=0.5, zorder=1)
     for r, c in [(3, 3), (3, 9), (3, 15), (9, 3), (9, 9), (9, 15), (15, 3), (15, 9), (15, 15)]:
         ax.plot(*coords.to_cartesian((r, c)), "k.", ms=4, zorder=1)
     for i, m in enumerate(moves):
@@ -146,12 +147,12 @@ def _board(ax, moves: Sequence[str], title: str, subtitle: str):
             color="w" if black else "k",
             zorder=3,
         )
-    ax.set_xticks(range(19))
-    ax.set_xticklabels(list(coords.GTP_COLUMNS[:19]), fontsize=5)
-    ax.set_yticks(range(19))
-    ax.set_yticklabels([str(k + 1) for k in range(19)], fontsize=5)
-    ax.set_xlim(-0.7, 18.7)
-    ax.set_ylim(-0.7, 18.7)
+    ax.set_xticks(range(coords.SIZE))
+    ax.set_xticklabels(list(coords.GTP_COLUMNS[: coords.SIZE]), fontsize=5)
+    ax.set_yticks(range(coords.SIZE))
+    ax.set_yticklabels([str(k + 1) for k in range(coords.SIZE)], fontsize=5)
+    ax.set_xlim(-0.7, last + 0.7)
+    ax.set_ylim(-0.7, last + 0.7)
     ax.set_aspect("equal")
     ax.set_title(title, fontsize=9)
     ax.set_xlabel(subtitle, fontsize=8)
