@@ -79,7 +79,7 @@ def main():
     net = load_policy(a.network)
     print(f"{a.network}; {a.stones} stones; CPU, torch threads {torch.get_num_threads()}; exact solver's "
           f"incumbent: beam W={a.incumbent_width}", flush=True)
-    for spec in a.pool:
+    for spec in a.pool if a.count else []:  # --count 0: only the brute force comparison
         name, path = spec.split("=", 1)
         pairs = arrangements(path, a.stones, a.count)
         exact, secs, evals, prefixes, inc_opt = [], [], [], [], 0
