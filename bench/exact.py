@@ -1,47 +1,157 @@
-"""SA against the exact optimum (merged breadth-first search over every order) on small arrangements of real games.
+"""Each search method against the exact optimum (moveorder.exact) on small arrangements of real games.
 
-    python bench/exact.py --network results/networks/trained-pro/model.pt --pool data/pool/pro.jsonl \
-        [--stones 10] [--count 50] [--iterations 1000] [--trials 5]
+    OMP_NUM_THREADS=1 python bench/exact.py --network results/networks/trained-pro/model.pt \
+        --pool pro=data/pool/pro.jsonl [--pool kgs=data/pool/kgs.jsonl] [--stones 12] [--count 30] \
+        [--incumbent-width 64] [--sa 300,2000] [--trials 5] [--brute-count 5] [--brute-stones 10]
+
+For every arrangement (the first ``--stones`` moves of the first ``--count`` records of each pool): the
+exact solver's wall time, network evaluations and prefixes, then the share of arrangements on which
+beam W = 8, 32, 128, SA (``--sa`` iterations x ``--trials`` trials) and beam+anneal (W 32, 300 x 5)
+reach the exact optimum.  Every method gets a fresh evaluator (its own cache), on the CPU, one thread
+by default.  Then brute force (the merged breadth-first search, annealing.brute_force) against the exact
+solver on ``--brute-count`` arrangements of ``--brute-stones`` stones, for the ratio of their times.
+Prints markdown tables.
 """
 
 import argparse
+import math
 import time
+
+import numpy as np
+import torch
 
 from moveorder import annealing as sa
 from moveorder.arrangements import clip
+from moveorder.beam import beam_search
 from moveorder.coords import sgf_to_lz
+from moveorder.exact import exact_orders
 from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
+from moveorder.networks import load_policy
 from moveorder.records import load_records
+
+TOL = 1e-9
+
+
+def arrangements(pool, stones, count):
+    out = []
+    for r in load_records(pool):
+        if len(out) == count:
+            break
+        try:
+            a = clip(r, stones, "pool")
+        except ValueError:
+            continue
+        out.append((sgf_to_lz(a.black), sgf_to_lz(a.white)))
+    return out
+
+
+def methods(sa_iterations, trials):
+    runs = [(f"beam W={w}", ("beam", w)) for w in (8, 32, 128)]
+    runs += [(f"SA {it} it. x {trials}", sa.AnnealConfig(iterations=it, trials=trials, seed=7)) for it in sa_iterations]
+    runs.append(
+        (
+            f"beam+anneal (W 32, 300 it. x {trials})",
+            sa.AnnealConfig(method="beam+anneal", beam_width=32, iterations=300, trials=trials, seed=7),
+        )
+    )
+    return runs
+
+
+def run_method(net, spec, pairs):
+    ev = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
+    t0 = time.perf_counter()
+    if isinstance(spec, tuple):
+        best = [found[0][1] for found in beam_search(ev, pairs, width=spec[1])]
+    else:
+        best = [max(t.best_log_likelihood for t in trials) for trials in sa.anneal(ev, pairs, spec)]
+    return best, ev.evaluations / len(pairs), time.perf_counter() - t0
 
 
 def main():
-    p = argparse.ArgumentParser()
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--network", required=True)
-    p.add_argument("--pool", required=True)
-    p.add_argument("--stones", type=int, default=10)
-    p.add_argument("--count", type=int, default=50)
-    p.add_argument("--iterations", type=int, default=1000)
+    p.add_argument("--pool", action="append", required=True, help="NAME=records.jsonl")
+    p.add_argument("--stones", type=int, default=12)
+    p.add_argument("--count", type=int, default=30)
+    p.add_argument("--incumbent-width", type=int, default=64)
+    p.add_argument("--sa", default="300,2000", help="SA iterations, comma-separated")
     p.add_argument("--trials", type=int, default=5)
+    p.add_argument("--brute-count", type=int, default=5)
+    p.add_argument("--brute-stones", type=int, default=10)
+    p.add_argument("--threads", type=int, default=1)
     a = p.parse_args()
-    model = PolicyLikelihood.from_file(a.network, device="cpu")
-    scorer = PositionEvaluator(model, cache_size=1 << 20)
-    recs = load_records(a.pool)[: a.count]
-    pairs = [(sgf_to_lz(x.black), sgf_to_lz(x.white)) for x in (clip(r, a.stones, "pool") for r in recs)]
-    t0 = time.time()
-    results = sa.anneal(scorer, pairs, sa.AnnealConfig(iterations=a.iterations, trials=a.trials, seed=7))
-    t_sa = time.time() - t0
-    found, gaps = 0, []
-    t0 = time.time()
-    for (b, w), trials in zip(pairs, results):
-        _, exact = sa.brute_force(scorer, b, w)
-        best = max(t.best_log_likelihood for t in trials)
-        found += best >= exact - 1e-9
-        gaps.append(exact - best)
+    torch.set_num_threads(a.threads)
+    net = load_policy(a.network)
     print(
-        f"{a.count} arrangements of {a.stones} stones, SA {a.iterations} iterations x {a.trials} trials "
-        f"({t_sa:.0f} s), brute force ({time.time() - t0:.0f} s): SA found the exact optimum on "
-        f"{found}/{a.count}; largest log-likelihood gap {max(gaps):.3g}"
+        f"{a.network}; {a.stones} stones; CPU, torch threads {torch.get_num_threads()}; exact solver's "
+        f"incumbent: beam W={a.incumbent_width}",
+        flush=True,
     )
+    for spec in a.pool if a.count else []:  # --count 0: only the brute force comparison
+        name, path = spec.split("=", 1)
+        pairs = arrangements(path, a.stones, a.count)
+        exact, secs, evals, prefixes, inc_opt = [], [], [], [], 0
+        for pair in pairs:
+            ev = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
+            ((_, ll, st),) = exact_orders(ev, [pair], incumbent_width=a.incumbent_width)
+            exact.append(ll)
+            secs.append(st.seconds)
+            evals.append(st.evaluations)
+            prefixes.append(st.prefixes)
+            inc_opt += st.incumbent_optimal
+            print(
+                f"  {name} #{len(exact)}: {st.seconds:.1f} s, {st.evaluations} evaluations, "
+                f"{st.prefixes} prefixes, LGM {math.exp(ll / a.stones):.4f}",
+                flush=True,
+            )
+        print(f"\n### {name}: {len(pairs)} arrangements of {a.stones} stones\n")
+        print(
+            f"exact solver: {np.mean(secs):.1f} s per arrangement (max {np.max(secs):.1f}); "
+            f"network evaluations {np.mean(evals):,.0f} per arrangement (max {np.max(evals):,}), "
+            f"prefixes {np.mean(prefixes):,.0f}; its incumbent (beam W={a.incumbent_width}) was already "
+            f"optimal on {inc_opt}/{len(pairs)}; mean optimum LGM "
+            f"{np.mean([math.exp(x / a.stones) for x in exact]):.4f}\n",
+            flush=True,
+        )
+        print("| method | exact optimum found | mean gap (log-lik. per move) | evaluations / arrangement | wall s |")
+        print("|---|---|---|---|---|")
+        print(
+            f"| exact (B&B, incumbent beam W={a.incumbent_width}) | {len(pairs)}/{len(pairs)} | 0 | "
+            f"{np.mean(evals):,.0f} | {sum(secs):.1f} |",
+            flush=True,
+        )
+        for label, spec_ in methods([int(x) for x in a.sa.split(",") if x], a.trials):
+            best, per, wall = run_method(net, spec_, pairs)
+            for b, x in zip(best, exact):
+                assert b <= x + 1e-6, f"{label} beat the exact optimum: {b} > {x}"
+            found = sum(b >= x - TOL for b, x in zip(best, exact))
+            gap = np.mean([max(0.0, x - b) / a.stones for b, x in zip(best, exact)])
+            print(
+                f"| {label} | {found}/{len(pairs)} ({found / len(pairs):.0%}) | {gap:.4f} | {per:,.0f} | {wall:.1f} |",
+                flush=True,
+            )
+    if a.brute_count:
+        name, path = a.pool[0].split("=", 1)
+        pairs = arrangements(path, a.brute_stones, a.brute_count)
+        print(f"\n### brute force vs exact: {len(pairs)} {name} arrangements of {a.brute_stones} stones\n")
+        print("| arrangement | brute force s | exact s | ratio | brute force evaluations | exact evaluations |")
+        print("|---|---|---|---|---|---|")
+        tb_all, te_all = 0.0, 0.0
+        for k, (b, w) in enumerate(pairs):
+            ev = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
+            t0 = time.perf_counter()
+            _, best = sa.brute_force(ev, b, w)
+            tb = time.perf_counter() - t0
+            ev2 = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
+            ((_, ll, st),) = exact_orders(ev2, [(b, w)], incumbent_width=a.incumbent_width)
+            assert abs(ll - best) < 1e-9, (ll, best)
+            tb_all, te_all = tb_all + tb, te_all + st.seconds
+            print(
+                f"| {k + 1} | {tb:.1f} | {st.seconds:.1f} | {tb / st.seconds:.1f} | {ev.evaluations:,} | "
+                f"{st.evaluations:,} |",
+                flush=True,
+            )
+        print(f"| all | {tb_all:.1f} | {te_all:.1f} | {tb_all / te_all:.1f} | | |")
 
 
 if __name__ == "__main__":
