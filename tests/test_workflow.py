@@ -90,6 +90,14 @@ def test_paper_network_comes_through_the_download_rule(tmp_path):
     assert "rule download_network" in out and "https://sjeng.org/zero/best_v1.txt.zip" in out
 
 
+def planned_with(workdir, **config):
+    """Commands a dry run plans for set pro with our trained pro network, ``config`` merged over that."""
+    cfg = workdir / "c.yaml"
+    base = {"sets": ["pro"], "mirror": str(MIRROR), "training": {"sets": ["pro"]}, "policy": {"network": "trained-pro"}}
+    cfg.write_text(yaml.safe_dump(base | config))
+    return planned_commands(workdir, "--configfile", str(cfg))
+
+
 def planned_commands(workdir, *args):
     proc = run_snakemake(workdir, "-n", "-p", *args)
     lines = (proc.stdout + proc.stderr).splitlines()
@@ -152,20 +160,11 @@ def test_one_network_for_every_set_still_works(tmp_path):
 
 def test_method_is_in_config_run_names_and_sweeps(tmp_path):
     """inference.method and beam_width reach infer-set, name the run's folder, and are sweep axes."""
-    cfg = tmp_path / "c.yaml"
-    cfg.write_text(
-        yaml.safe_dump(
-            {
-                "sets": ["pro"],
-                "mirror": str(MIRROR),
-                "training": {"sets": ["pro"]},
-                "policy": {"network": "trained-pro"},
-                "inference": {"method": "beam", "beam_width": 64},
-                "sweeps": [str(REPO / "config/sweeps/methods.yaml")],
-            }
-        )
+    cmds = planned_with(
+        tmp_path,
+        inference={"method": "beam", "beam_width": 64},
+        sweeps=[str(REPO / "config/sweeps/methods.yaml")],
     )
-    cmds = planned_commands(tmp_path, "--configfile", str(cfg))
     runs = {}
     for c in cmds:
         if c.startswith("moveorder infer-set"):
@@ -175,6 +174,7 @@ def test_method_is_in_config_run_names_and_sweeps(tmp_path):
     assert runs["anneal"] and all(a.split()[0] == "anneal" and "--beam-width" not in a for a in runs["anneal"])
     assert runs["beam32"] == {"beam --beam-width 32"} and runs["beam128"] == {"beam --beam-width 128"}
     assert runs["beam32+anneal"] == {"beam+anneal --beam-width 32"}
+    cfg = tmp_path / "bad.yaml"
     cfg.write_text(yaml.safe_dump({"sets": ["pro"], "inference": {"method": "greedy"}}))
     proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
     assert proc.returncode != 0 and "method" in proc.stdout + proc.stderr
@@ -184,20 +184,7 @@ def test_a_length_between_the_tables_gets_the_command_lines_iterations(tmp_path)
     """30 moves: the workflow plans the iterations `moveorder infer` would use (settings.iterations_for)."""
     from moveorder.settings import AnnealConfig
 
-    cfg = tmp_path / "c.yaml"
-    cfg.write_text(
-        yaml.safe_dump(
-            {
-                "sets": ["pro"],
-                "mirror": str(MIRROR),
-                "training": {"sets": ["pro"]},
-                "policy": {"network": "trained-pro"},
-                "selection": {"lengths": [30, 31]},
-                "sweeps": [],
-            }
-        )
-    )
-    cmds = [c for c in planned_commands(tmp_path, "--configfile", str(cfg)) if c.startswith("moveorder infer-set")]
+    cmds = [c for c in planned_with(tmp_path, selection={"lengths": [30, 31]}, sweeps=[]) if "infer-set" in c]
     planned = {c.split("--arrangements ")[1].split()[0]: int(c.split("--iterations ")[1].split()[0]) for c in cmds}
     assert planned == {f"data/arrangements/pro/{n}m.jsonl": AnnealConfig().for_length(n).iterations for n in (30, 31)}
     assert sorted(planned.values()) == [5000, 20000]
