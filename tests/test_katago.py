@@ -165,3 +165,13 @@ def test_pool_restarts_a_dead_engine(tmp_path):
     with EnginePool(lambda i: fake("die-once", tmp_path / "died"), 1) as pool:
         res = pool.analyze([query("a", [], [0, 1, 2])])
     assert pool.restarts == 1 and sorted(t for _, t in res) == [0, 1, 2]
+
+
+def test_a_process_found_dead_before_the_next_call_counts_as_a_restart(tmp_path):
+    """The death seen by poll() (not by the end of its output) is a restart too: the race of a loaded machine."""
+    with fake("die-once", tmp_path / "died") as eng:
+        assert eng.analyze([query("a", [], [0])])[("a", 0)]["rootInfo"]["scoreLead"] == 0.0
+        eng.proc.wait(timeout=30)  # it has exited before the next call
+        eng.clear_cache()
+        assert eng.restarts == 1 and eng.alive()
+        assert sorted(t for _, t in eng.analyze([query("b", [], [1, 2])])) == [1, 2]

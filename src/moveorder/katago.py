@@ -230,8 +230,7 @@ class KataGoEngine:
         results: Dict[Tuple[str, int], dict] = {}
         if not pending:
             return results
-        if not self.alive():
-            self.start()
+        self._ensure_running("before sending queries")
         self._send_missing(pending, missing)
         last_progress = time.time()
         while any(missing.values()):
@@ -271,9 +270,8 @@ class KataGoEngine:
 
         A process that died meanwhile is restarted: a fresh one has an empty cache too.
         """
-        if not self.alive():
-            self.start()
-            return
+        if self._ensure_running("before clearing its cache"):
+            return  # a fresh process has an empty cache
         self._send({"id": "clear_cache", "action": "clear_cache"})
         deadline = time.time() + self.timeout
         while True:
@@ -295,6 +293,19 @@ class KataGoEngine:
         """One turn of ``query``, analysed with an empty network cache: a function of the position alone."""
         self.clear_cache()
         return self.analyze([{**query, "analyzeTurns": [turn]}])[(query["id"], turn)]
+
+    def _ensure_running(self, doing: str) -> bool:
+        """Start the process if it is not running; one that exited since it was started counts as a restart.
+
+        Returns True when a new process was started.
+        """
+        if self.alive():
+            return False
+        if self.proc is None:
+            self.start()
+        else:
+            self._restart(doing)
+        return True
 
     def _restart(self, doing: str) -> None:
         """The process has exited: start another, or give up after ``max_restarts``."""

@@ -10,7 +10,7 @@ rule install_katago:
         models=[] if config["katago"].get("binary") else [WHEEL_MODEL],
     params:
         binary=config["katago"].get("binary") or "",
-        dest=KATAGO_DIR,
+        dest=lambda w, output: os.path.dirname(os.path.dirname(output.binary)),
     conda:
         "../../envs/moveorder.yaml"
     log:
