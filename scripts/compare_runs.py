@@ -3,7 +3,6 @@
 python compare_runs.py BEFORE AFTER   (run folders renamed: AFTER's 'anneal-RUN' is BEFORE's 'RUN')
 """
 
-import hashlib
 import re
 import sys
 from pathlib import Path
