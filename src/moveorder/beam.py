@@ -54,14 +54,8 @@ def beam_search(
     ll = torch.zeros(A, dtype=torch.float64, device=device)
     for i in range(n):
         stones = (black if i % 2 == 0 else white)[owner]  # (P, k)
-        rows = torch.arange(len(seqs), device=device)
-        probs = evaluator.probs(seqs, rows, torch.full_like(rows, i))
-        cand = ll[:, None] + log(probs.gather(1, stones))
-        free = ~(seqs[:, :i, None] == stones[:, None, :]).any(1)
-        p_idx, s_idx = free.nonzero(as_tuple=True)
-        seqs = seqs[p_idx]
-        seqs[:, i] = stones[p_idx, s_idx]
-        ll, owner = cand[p_idx, s_idx], owner[p_idx]
+        seqs, ll, parent = expand(evaluator, seqs, ll, stones, i)
+        owner = owner[parent]
         if merge and i + 1 < n:
             seqs, ll, owner = _merge(hasher, seqs, ll, owner, i + 1)
         if width is not None and i + 1 < n:
@@ -71,6 +65,27 @@ def beam_search(
     for s, v, a in zip(seqs.cpu().tolist(), ll.cpu().tolist(), owner.cpu().tolist()):
         out[a].append((s, v))
     return out
+
+
+def expand(evaluator: PositionEvaluator, seqs, ll, stones, i: int, bound: Optional[float] = None):
+    """Every child of each prefix: the prefix with one of its free ``stones`` as move ``i``.
+
+    ``seqs`` ``(P, n)`` prefixes of ``i`` moves (``PAD`` after), ``ll`` their log-likelihoods,
+    ``stones`` ``(P, k)`` the stones of the side to move of each prefix's arrangement.  One
+    batched evaluation of the ``P`` positions scores every child.  With ``bound``, children
+    whose log-likelihood is below it are left out.  Returns the children (prefix by prefix,
+    stones in their given order), their log-likelihoods and each child's parent row.
+    """
+    rows = torch.arange(len(seqs), device=seqs.device)
+    probs = evaluator.probs(seqs, rows, torch.full_like(rows, i))
+    cand = ll[:, None] + log(probs.gather(1, stones))
+    keep = ~(seqs[:, :i, None] == stones[:, None, :]).any(1)  # the stones not yet played
+    if bound is not None:
+        keep &= cand >= bound
+    p_idx, s_idx = keep.nonzero(as_tuple=True)
+    children = seqs[p_idx]
+    children[:, i] = stones[p_idx, s_idx]
+    return children, cand[p_idx, s_idx], p_idx
 
 
 def _top(seqs, ll, owner, k: int):

@@ -55,9 +55,9 @@ from typing import List, Sequence, Tuple
 
 import torch
 
-from .beam import _merge, beam_search, stone_tensors
+from .beam import _merge, beam_search, expand, stone_tensors
 from .features import PAD
-from .likelihood import InputHasher, PositionEvaluator, log
+from .likelihood import InputHasher, PositionEvaluator
 
 Arrangement = Tuple[Sequence[int], Sequence[int]]  # (black stones, white stones) as Leela Zero indices
 
@@ -121,16 +121,12 @@ def solve(
         stats.prefixes += len(seqs)
         kept_seqs, kept_ll = [], []
         for k in range(0, len(seqs), chunk):
-            part, part_ll = seqs[k : k + chunk], ll[k : k + chunk]
-            rows = torch.arange(len(part), device=device)
-            probs = evaluator.probs(part, rows, torch.full_like(rows, i))
-            cand = part_ll[:, None] + log(probs.index_select(1, stones))  # (P, k) children's g
-            free = ~(part[:, :i, None] == stones[None, None, :]).any(1)
-            p_idx, s_idx = (free & (cand >= bound - TOLERANCE)).nonzero(as_tuple=True)
-            child = part.index_select(0, p_idx)
-            child[:, i] = stones.index_select(0, s_idx)
+            part = seqs[k : k + chunk]
+            child, child_ll, _ = expand(
+                evaluator, part, ll[k : k + chunk], stones.expand(len(part), -1), i, bound - TOLERANCE
+            )
             kept_seqs.append(child)
-            kept_ll.append(cand[p_idx, s_idx])
+            kept_ll.append(child_ll)
         seqs, ll = torch.cat(kept_seqs), torch.cat(kept_ll)
         if not len(seqs):
             break
