@@ -142,12 +142,14 @@ def infer_set(
     cfg: AnnealConfig,
     chunk: int = 20,
     progress: bool = False,
+    arrangements: Optional[Sequence[Arrangement]] = None,
 ) -> AnnealStats:
     """Infer every arrangement of a file, ``chunk`` at a time, resuming after the ones already written.
 
     ``progress``: a bar over all iterations of all chunks on stderr (tqdm, with an ETA).
+    ``arrangements``: the file's, when the caller has read it already.
     """
-    arrs = load_arrangements(arrangements_path)
+    arrs = load_arrangements(arrangements_path) if arrangements is None else arrangements
     out_jsonl = Path(out_jsonl)
     out_jsonl.parent.mkdir(parents=True, exist_ok=True)
     done = set()
@@ -198,7 +200,7 @@ def infer_set_file(
         raise ValueError(f"{arrangements_path}: no arrangements")
     cfg = cfg.for_length(arrs[0].n)
     ev = evaluator()
-    stats = infer_set(arrangements_path, out_jsonl, ev, cfg, chunk=chunk, progress=progress)
+    stats = infer_set(arrangements_path, out_jsonl, ev, cfg, chunk=chunk, progress=progress, arrangements=arrs)
     settings = describe(network, cfg, precision)
     write_table(load_results(out_jsonl), table, sgf_dir, network=network, settings=settings)
     if stats_path is not None:
@@ -466,8 +468,8 @@ def infer_position(
     check_output(Path(output), Path(position))
     n = len(pos.black) + len(pos.white)
     cfg = cfg.for_length(n)
-    black = coords.sgf_to_lz(sorted(coords.to_sgf(p) for p in pos.black))
-    white = coords.sgf_to_lz(sorted(coords.to_sgf(p) for p in pos.white))
+    black = [coords.to_lz(p) for p in pos.black]  # any order: the search sorts the stones
+    white = [coords.to_lz(p) for p in pos.white]
     with progress_bar(cfg.iterations, "infer", enabled=progress) as bar:
         trials = anneal(evaluator(), [(black, white)], cfg, progress=bar)[0]
     row = best_of_trials(trials, n)
