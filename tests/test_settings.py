@@ -87,3 +87,10 @@ def test_every_verb_takes_its_defaults_from_settings(verb, cls):
         assert given[name] == getattr(default, name), f"{verb} --{name}: {given[name]!r} != {getattr(default, name)!r}"
     if verb == "infer-set":
         assert given["chunk"] == S.PolicyConfig().chunk and given["precision"] == S.PolicyConfig().precision
+
+
+def test_batches_of_more_than_one_position_need_the_shared_cache():
+    """One check, in ScoreConfig: `moveorder score`, `score_file` and the workflow's config all go through it."""
+    with pytest.raises(ValueError, match="max_batch > 1 needs shared_cache"):
+        S.from_mapping(S.ScoreConfig, {"max_batch": 4, "binary": None, "runtime_minutes": 5})
+    assert S.from_mapping(S.ScoreConfig, {"max_batch": 4, "shared_cache": True}).max_batch == 4

@@ -22,6 +22,9 @@ def test_bad_config_is_rejected_with_reason(tmp_path):
     cfg.write_text("selection:\n  games: 0\n")
     proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
     assert proc.returncode != 0 and "games" in proc.stdout + proc.stderr
+    cfg.write_text("katago:\n  max_batch: 8\n")
+    proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
+    assert proc.returncode != 0 and "config: katago: max_batch > 1 needs shared_cache" in proc.stdout + proc.stderr
 
 
 def test_local_dataset_end_to_end(tmp_path):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from dataclasses import fields
 from pathlib import Path
 from typing import Callable, Dict, Tuple
 
@@ -62,7 +61,7 @@ def _quiet_option(s: argparse.ArgumentParser) -> None:
 
 def _config_from(cls, a: argparse.Namespace):
     """A settings dataclass from the options of the same names (the others keep their defaults)."""
-    return cls(**{f.name: getattr(a, f.name) for f in fields(cls) if hasattr(a, f.name)})
+    return S.from_mapping(cls, vars(a))
 
 
 # --- data stage --------------------------------------------------------------

@@ -161,10 +161,6 @@ def score_file(
     """
     from .inference import load_results
 
-    if cfg.max_batch > 1 and not cfg.shared_cache:
-        raise ValueError(
-            "KataGo: max_batch > 1 needs shared_cache (batches are shared between the analysis threads of one process)"
-        )
     results = load_results(Path(results_path))
     work = Path(work_dir)
     settings = {

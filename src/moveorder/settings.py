@@ -14,8 +14,8 @@ the Snakefile can import it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Dict, Optional, Tuple
+from dataclasses import dataclass, fields, replace
+from typing import Dict, Mapping, Optional, Tuple
 
 NEIGHBOURS = ("swp2", "mov2", "rot3", "mix")
 INITS = ("greedy", "random", "beam")
@@ -174,3 +174,14 @@ class ScoreConfig:
     shared_cache: bool = False
     max_batch: int = 1  # KataGo's nnMaxBatchSize; more than 1 needs shared_cache
     timeout: float = 600  # seconds without a reply from KataGo before giving up
+
+    def __post_init__(self):
+        if self.max_batch > 1 and not self.shared_cache:
+            raise ValueError(
+                "max_batch > 1 needs shared_cache (batches are shared between the analysis threads of one process)"
+            )
+
+
+def from_mapping(cls, values: Mapping[str, object]):
+    """A settings dataclass from the entries of the same names (a config section, parsed options); others default."""
+    return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})

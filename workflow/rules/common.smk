@@ -30,9 +30,10 @@ if config["policy"]["network"] == OWN_LEVEL:
     if _untrained:
         raise ValueError(f"config: policy.network is {OWN_LEVEL!r}, but no network is trained for "
                          f"{_untrained} (add them to training.sets)")
-if config["katago"]["max_batch"] > 1 and not config["katago"]["shared_cache"]:
-    raise ValueError("config: katago.max_batch > 1 needs katago.shared_cache: true (batches are shared "
-                     "between the analysis threads of one process)")
+try:  # the scoring settings, checked where `moveorder score` checks them
+    mo_settings.from_mapping(mo_settings.ScoreConfig, config["katago"])
+except ValueError as _err:
+    raise ValueError(f"config: katago: {_err}") from None
 
 DATASETS = list(config["datasets"])
 # The paper's published numbers, shipped with the workflow (found from any working directory).
