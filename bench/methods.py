@@ -1,74 +1,133 @@
 """Search methods side by side: mean LGM, share on/above the actual sequence, exact matches, network
-evaluations per arrangement and wall time, all on the same arrangements in one run.
+evaluations per arrangement, wall time and the gap to the best order any of them found, all on the
+same arrangements in one run; and the figure of quality against evaluations from such runs.
 
-    python bench/methods.py --network results/networks/trained-pro/model.pt \
-        --arrangements data/arrangements/pro/20m.jsonl [--games 10] \
-        --run anneal:300x3 --run beam:32 --run beam:128 --run beam+anneal:32:300x3:0.3
+    python bench/methods.py run --network results/networks/trained-pro/model.pt \
+        --arrangements data/arrangements/pro/20m.jsonl --set pro [--games 20] [--csv rows.csv] \
+        --run anneal:300x5 --run beam:32 --run beam:128 --run beam+anneal:32:300x5:0.3
+    python bench/methods.py figure --csv rows.csv [more.csv ...] --out docs/figures/methods
 
-A run is ``anneal:ITERATIONSxTRIALS``, ``beam:WIDTH`` or ``beam+anneal:WIDTH:ITERATIONSxTRIALS:T_START``.
+A run is ``anneal:ITERATIONSxTRIALS``, ``beam:WIDTH`` or ``beam+anneal:WIDTH:ITERATIONSxTRIALS:T_START``
+(annealing from the beam's best orders, one a trial, from T_START down to 0.1).  Each run has an
+evaluator (and position cache) of its own, so its evaluations are its own.  The best-of-all gap is
+per arrangement the best log-likelihood any run of this invocation (or the actual order) reached
+minus the run's, per move, averaged over the arrangements.
 """
 
 import argparse
-import math
 import time
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import torch
 
 from moveorder import annealing as sa
 from moveorder.arrangements import load_arrangements
 from moveorder.coords import sgf_to_lz
 from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
+from moveorder.metrics import share_on_or_above
 from moveorder.networks import load_policy
+from moveorder.plots import method_curves
 
 
 def parse_run(text):
+    """(config, curve, budget): the run's settings, the curve it belongs to and its place on it."""
     parts = text.split(":")
     if parts[0] == "anneal":
         it, tr = map(int, parts[1].split("x"))
-        return sa.AnnealConfig(iterations=it, trials=tr, seed=1)
+        return sa.AnnealConfig(iterations=it, trials=tr, seed=1), f"SA x{tr}", it
     if parts[0] == "beam":
-        return sa.AnnealConfig(method="beam", beam_width=int(parts[1]))
+        return sa.AnnealConfig(method="beam", beam_width=int(parts[1])), "beam", int(parts[1])
     if parts[0] == "beam+anneal":
         it, tr = map(int, parts[2].split("x"))
-        return sa.AnnealConfig(
+        cfg = sa.AnnealConfig(
             method="beam+anneal", beam_width=int(parts[1]), iterations=it, trials=tr, t_start=float(parts[3]), seed=1
         )
-    raise SystemExit(f"unknown run {text!r}")
+        return cfg, f"beam {parts[1]} + SA x{tr} from T {parts[3]}", it
+    raise SystemExit(f"unknown run {text!r}: anneal:ITxTR, beam:W or beam+anneal:W:ITxTR:T")
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--network", required=True)
-    p.add_argument("--arrangements", required=True)
-    p.add_argument("--games", type=int, default=10)
-    p.add_argument("--run", action="append", required=True)
-    a = p.parse_args()
+def run(a):
+    torch.set_num_threads(a.threads) if a.threads else None
     net = load_policy(a.network)
-    arrs = load_arrangements(a.arrangements)[: a.games]
+    arrs = load_arrangements(a.arrangements)[a.skip : a.skip + a.games]
     pairs = [(sgf_to_lz(x.black), sgf_to_lz(x.white)) for x in arrs]
     n = arrs[0].n
     ev0 = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
-    actual = ev0.sequence_log_probs(torch.tensor([sgf_to_lz(x.actual) for x in arrs])).sum(1).tolist()
+    actual = np.array(ev0.sequence_log_probs(torch.tensor([sgf_to_lz(x.actual) for x in arrs])).sum(1).tolist())
     print(
-        f"{a.network}, {len(arrs)} arrangements of {n} moves ({a.arrangements}); torch threads "
-        f"{torch.get_num_threads()}; actual sequences: mean LGM {np.mean([math.exp(x / n) for x in actual]):.4f}"
+        f"{a.network}, {len(arrs)} arrangements of {n} moves ({a.arrangements}, from #{a.skip}); torch threads "
+        f"{torch.get_num_threads()}; actual sequences: mean LGM {np.mean(np.exp(actual / n)):.4f}",
+        flush=True,
     )
-    print("| run | mean LGM | on/above actual | exact matches | evaluations / arrangement | wall s |")
-    print("|---|---|---|---|---|---|")
+    rows, lls = [], []
     for spec in a.run:
-        cfg = parse_run(spec)
+        cfg, curve, budget = parse_run(spec)
         ev = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
         t0 = time.perf_counter()
         res = sa.anneal(ev, pairs, cfg)
         wall = time.perf_counter() - t0
         best = [max(r, key=lambda t: t.best_log_likelihood) for r in res]
-        lgms = [math.exp(b.best_log_likelihood / n) for b in best]
-        above = np.mean([b.best_log_likelihood >= x - 1e-9 for b, x in zip(best, actual)])
-        exact = sum(b.best == sgf_to_lz(x.actual) for b, x in zip(best, arrs))
-        print(
-            f"| {spec} | {np.mean(lgms):.4f} | {above:.0%} | {exact} | {ev.evaluations / len(arrs):,.0f} | {wall:.1f} |"
+        ll = np.array([b.best_log_likelihood for b in best])
+        lls.append(ll)
+        rows.append(
+            {
+                "set": a.set,
+                "n": n,
+                "run": spec,
+                "curve": curve,
+                "budget": budget,
+                "arrangements": len(arrs),
+                "evaluations": ev.evaluations / len(arrs),
+                "wall_s": wall,
+                "mean_lgm": float(np.mean(np.exp(ll / n))),
+                "mean_lgm_actual": float(np.mean(np.exp(actual / n))),
+                "share_on_or_above": share_on_or_above(np.exp(actual / n), np.exp(ll / n)),
+                "exact_matches": int(sum(b.best == sgf_to_lz(x.actual) for b, x in zip(best, arrs))),
+            }
         )
+        print(f"  {spec}: {wall:.1f} s", flush=True)
+    top = np.max(np.vstack(lls + [actual]), axis=0)
+    for row, ll in zip(rows, lls):
+        row["gap_per_move"] = float(np.mean((top - ll) / n))
+    df = pd.DataFrame(rows)
+    if a.csv:
+        df.to_csv(a.csv, mode="a", header=not Path(a.csv).exists(), index=False)
+    print("| run | mean LGM | on/above actual | exact | best-of-all gap / move | evaluations / arrangement | wall s |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['run']} | {r['mean_lgm']:.4f} | {r['share_on_or_above']:.0%} | {r['exact_matches']} | "
+            f"{r['gap_per_move']:.4f} | {r['evaluations']:,.0f} | {r['wall_s']:.1f} |"
+        )
+
+
+def figure(a):
+    df = pd.concat([pd.read_csv(p) for p in a.csv], ignore_index=True)
+    for path in method_curves(df, Path(a.out)):
+        print(path)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="verb", required=True)
+    r = sub.add_parser("run", help="run the methods on one set of arrangements")
+    r.add_argument("--network", required=True)
+    r.add_argument("--arrangements", required=True)
+    r.add_argument("--set", default="", help="the set's name, for the CSV rows")
+    r.add_argument("--games", type=int, default=10)
+    r.add_argument("--skip", type=int, default=0, help="start at this arrangement")
+    r.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    r.add_argument("--csv", help="append one row per run to this CSV")
+    r.add_argument("--run", action="append", required=True)
+    r.set_defaults(func=run)
+    f = sub.add_parser("figure", help="mean LGM and share on/above against evaluations, from run CSVs")
+    f.add_argument("--csv", nargs="+", required=True)
+    f.add_argument("--out", required=True, help="figure path without suffix (PNG and PDF)")
+    f.set_defaults(func=figure)
+    a = p.parse_args()
+    a.func(a)
 
 
 if __name__ == "__main__":

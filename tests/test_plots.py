@@ -1,5 +1,6 @@
 """moveorder.plots: the LGM-ratio colour scale and a figure written to disk."""
 
+import pandas as pd
 import pytest
 
 from moveorder import plots
@@ -21,3 +22,23 @@ def test_ablation_bars_write_png_and_pdf(tmp_path):
         {"swp2": 0.9, "mix": 1.0}, tmp_path / "ablation", "LGM slope", "sweep test", {"swp2": 0.95, "mix": 1.02}
     )
     assert (tmp_path / "ablation.png").stat().st_size > 1000 and (tmp_path / "ablation.pdf").exists()
+
+
+def test_method_curves_draw_a_line_per_method_and_set_in_a_column_per_length(tmp_path):
+    rows = [
+        {
+            "set": s,
+            "n": n,
+            "curve": c,
+            "evaluations": e,
+            "mean_lgm": 0.05 + e / 1e6,
+            "share_on_or_above": 0.9,
+            "mean_lgm_actual": 0.06,
+        }
+        for s in ("pro", "kgs")
+        for n in (20, 40)
+        for c in ("beam", "SA x5")
+        for e in (100, 1000)
+    ]
+    paths = plots.method_curves(pd.DataFrame(rows), tmp_path / "methods")
+    assert [p.suffix for p in paths] == [".png", ".pdf"] and paths[0].stat().st_size > 1000

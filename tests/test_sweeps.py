@@ -1,5 +1,8 @@
 """moveorder.sweeps: sweep files read and checked, their runs, and the summary table and figure (no Snakemake)."""
 
+import json
+import math
+
 import pandas as pd
 import pytest
 import yaml
@@ -59,3 +62,31 @@ def test_summary_has_a_row_per_run_and_draws_the_paper_beside_it(tmp_path):
     assert list(table["run"]) == ["init=greedy", "init=random"] and len(df) == 2
     assert table.loc[1, "mean_trial_std"] == pytest.approx(summarize(pd.read_csv(paths[1]))["mean_trial_std"])
     assert (tmp_path / "ablation.png").stat().st_size > 1000 and (tmp_path / "ablation.pdf").exists()
+
+
+def test_cost_summary_reads_each_runs_evaluations_and_draws_a_curve_per_method(tmp_path):
+    runs = []
+    for i, (label, evaluations) in enumerate(
+        [("method=beam beam_width=8", 800), ("method=beam beam_width=32", 3200), ("method=anneal iterations=300", 9000)]
+    ):
+        inferred, _ = fake_tables(n=8, seed=i)
+        path = tmp_path / f"run{i}" / "20m.csv"
+        path.parent.mkdir()
+        inferred.to_csv(path, index=False)
+        if i < 2:  # the third run has no stats: its cost is unknown, not zero
+            (path.parent / "20m-stats.json").write_text(json.dumps({"evaluations": evaluations, "seconds": 4.0}))
+        runs.append((label, path))
+    df = sweeps.summarize_sweep("methods", runs, tmp_path / "summary.csv", tmp_path / "cost.png", kind="cost")
+    assert list(df["curve"]) == ["method=beam", "method=beam", "method=anneal"]
+    assert list(df["evaluations"][:2]) == [100.0, 400.0] and math.isnan(df["evaluations"][2])
+    assert list(df["n"]) == [6, 6, 6] and (tmp_path / "cost.png").stat().st_size > 1000
+    assert sweeps.curve_of("n=40 dataset=kgs method=beam+anneal beam_width=32 t_start=0.3") == (
+        "method=beam+anneal t_start=0.3"
+    )
+
+
+def test_an_unknown_figure_kind_is_refused_naming_the_file(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("name: bad\naxes: {init: [greedy]}\nfigure: pie\n")
+    with pytest.raises(ValueError, match=r"bad.yaml: unknown figure 'pie'"):
+        sweeps.load_sweep(path)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Dict, Tuple
 
 from . import settings as S
+from .sweeps import FIGURES
 
 log = logging.getLogger("moveorder")
 
@@ -704,6 +705,9 @@ def _sweep_summary_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--paper-key", default="", help="the ablation's key in --paper; default: none")
     s.add_argument("--table", required=True, help="CSV: one row per run")
     s.add_argument("--figure", required=True, help="PNG path (a PDF is written beside it)")
+    s.add_argument(
+        "--figure-kind", choices=FIGURES, default="bars", help="bars: the metric; cost: quality per evaluation"
+    )
 
 
 @verb("sweep-summary", "aggregate the runs of a sweep into a table and an ablation figure", _sweep_summary_options)
@@ -718,6 +722,7 @@ def cmd_sweep_summary(a: argparse.Namespace) -> int:
         a.metric,
         Path(a.paper) if a.paper else None,
         a.paper_key,
+        a.figure_kind,
     )
     return 0
 

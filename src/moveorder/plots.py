@@ -5,6 +5,7 @@
 * :func:`loss_scatter` (Fig. 4): losses, each point coloured by LGM(inferred) / LGM(actual) on a
   log scale that is white at 1, red above and blue below (:func:`ratio_norm`).
 * :func:`sequence_pair` (Fig. 5): a board with numbered stones, inferred left and actual right.
+* :func:`method_curves`: search quality against network evaluations, a curve per method (issue 12).
 * :func:`ablation_bars`: one value per variant (trial std for initial solutions, slopes for
   neighbour functions).
 """
@@ -185,4 +186,42 @@ def ablation_bars(
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
+    return save(fig, stem)
+
+
+def method_curves(df, stem: Path) -> List[Path]:
+    """Search quality against its cost (issue 12): mean LGM (top) and share on/above y = x (bottom)
+    against network evaluations per arrangement (log scale), a column per sequence length.
+
+    ``df``: one row per run, with ``n``, ``curve`` (the method: the points of one curve differ in
+    budget only), ``evaluations``, ``mean_lgm``, ``share_on_or_above``, ``mean_lgm_actual`` and
+    optionally ``set`` (each set its own line style).  The actual sequences' mean LGM is the dashed
+    grey line of each set.
+    """
+    df = df.assign(set=df["set"].fillna("") if "set" in df else "")
+    lengths, sets, curves = sorted(df["n"].unique()), sorted(df["set"].unique()), list(dict.fromkeys(df["curve"]))
+    styles = dict(zip(sets, ["-", "--", ":", "-."] * 2))
+    markers = dict(zip(curves, "osD^vP*X" * 2))
+    fig, axes = plt.subplots(2, len(lengths), figsize=(5.2 * len(lengths), 7), squeeze=False, sharex="col")
+    for j, n in enumerate(lengths):
+        top, bottom = axes[0, j], axes[1, j]
+        for (s, c), part in df[df["n"] == n].groupby(["set", "curve"], sort=False):
+            part = part.sort_values("evaluations")
+            label = f"{c} ({s})" if len(sets) > 1 else c
+            kw = dict(ls=styles[s], marker=markers[c], color=f"C{curves.index(c) % 10}", ms=4, label=label)
+            top.plot(part["evaluations"], part["mean_lgm"], **kw)
+            bottom.plot(part["evaluations"], 100 * part["share_on_or_above"], **kw)
+        for s, part in df[df["n"] == n].groupby("set"):
+            top.axhline(part["mean_lgm_actual"].iloc[0], color="0.5", lw=0.8, ls=styles[s])
+        top.set_title(f"{n} moves (grey: actual sequences)", fontsize=10)
+        top.set_ylabel("mean LGM")
+        bottom.set_ylabel("% on or above the actual sequence")
+        bottom.set_xlabel("network evaluations per arrangement")
+        bottom.set_ylim(-2, 102)
+        for ax in (top, bottom):
+            ax.set_xscale("log")
+            ax.grid(alpha=0.3)
+    handles = {h.get_label(): h for ax in axes.flat for h in ax.get_lines() if not h.get_label().startswith("_")}
+    fig.legend(handles.values(), handles.keys(), fontsize=7, loc="lower center", ncol=min(4, len(handles)))
+    fig.tight_layout(rect=(0, 0.04 * (1 + (len(handles) - 1) // 4), 1, 1))
     return save(fig, stem)

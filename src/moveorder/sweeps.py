@@ -35,6 +35,11 @@ AXES = (
     "n",
 )
 DEFAULT_METRIC = "lgm_slope"
+#: What a sweep's figure shows: ``bars`` (its metric, one bar a run) or ``cost`` (mean LGM and share
+#: on/above against network evaluations per arrangement, a curve per method: issue 12).
+FIGURES = ("bars", "cost")
+#: The axes that set a search's budget: the runs of one ``cost`` curve differ only in these.
+BUDGET_AXES = ("beam_width", "iterations", "trials")
 
 
 def load_sweep(path: Path) -> Dict:
@@ -43,7 +48,30 @@ def load_sweep(path: Path) -> Dict:
     unknown = set(spec.get("axes", {})) - set(AXES)
     if unknown:
         raise ValueError(f"{path}: unknown sweep axes {sorted(unknown)}; known: {AXES}")
+    if spec.get("figure", "bars") not in FIGURES:
+        raise ValueError(f"{path}: unknown figure {spec['figure']!r}; known: {FIGURES}")
     return spec
+
+
+def curve_of(label: str) -> str:
+    """The ``cost`` curve a run belongs to: its label without the budget axes, the set and the length."""
+    skip = BUDGET_AXES + ("dataset", "n")
+    return " ".join(p for p in label.split() if p.split("=", 1)[0] not in skip) or "base"
+
+
+def run_cost(inferred_csv: Path) -> Dict[str, float]:
+    """Network evaluations and seconds per arrangement, from the ``-stats.json`` infer-set writes beside
+    its table (NaN where there is none)."""
+    import json
+
+    import pandas as pd
+
+    stats_path = Path(inferred_csv).with_name(Path(inferred_csv).stem + "-stats.json")
+    count = len(pd.read_csv(inferred_csv))
+    if not stats_path.exists() or not count:
+        return {"evaluations": float("nan"), "seconds": float("nan")}
+    stats = json.loads(stats_path.read_text())
+    return {"evaluations": stats["evaluations"] / count, "seconds": stats["seconds"] / count}
 
 
 def combinations(spec: Dict) -> List[Tuple[Dict, str]]:
@@ -64,25 +92,34 @@ def summarize_sweep(
     metric: str = DEFAULT_METRIC,
     paper: Optional[Path] = None,
     paper_key: str = "",
+    kind: str = "bars",
 ):
-    """One summary row per run (its label and inference table) to ``table``; the metric as bars to ``figure``.
+    """One summary row per run (its label and inference table) to ``table``, with its network
+    evaluations and seconds per arrangement; the figure to ``figure`` (a PNG path, with a PDF beside it).
 
-    ``figure``: a PNG path, with a PDF beside it.  With ``paper_key``, the
-    paper's value for that ablation (from ``paper``, config/paper_results.yaml)
-    is drawn beside each bar.  Returns the table.
+    ``kind`` ``bars``: the metric, a bar a run; with ``paper_key``, the paper's value for that ablation
+    (from ``paper``, config/paper_results.yaml) beside each bar.  ``cost``: mean LGM and share on/above
+    against evaluations per arrangement, a curve per method (:func:`curve_of`), a column per length.
+    Returns the table.
     """
     import pandas as pd
 
     from .metrics import summarize
-    from .plots import ablation_bars
+    from .plots import ablation_bars, method_curves
 
     rows, values = [], {}
     for label, path in runs:
-        row = {"run": label, "path": path, **summarize(pd.read_csv(path))}
+        inferred = pd.read_csv(path)
+        row = {"run": label, "path": path, "set": inferred["set"].iloc[0], "n": int(inferred["n"].iloc[0])}
+        row.update(curve=curve_of(label), **summarize(inferred), **run_cost(path))
         rows.append(row)
         values[label.split("=", 1)[-1] if label.count("=") == 1 else label] = row[metric]
     df = pd.DataFrame(rows)
     df.to_csv(table, index=False)
+    if kind == "cost":
+        curves = df.rename(columns={"mean_lgm_inferred": "mean_lgm"})
+        method_curves(curves, Path(figure).with_suffix(""))
+        return df
     reference = None
     if paper_key:
         reference = yaml.safe_load(Path(paper).read_text())["ablations"].get(paper_key)

@@ -223,7 +223,7 @@ def load_sweep(path):
         run.update(dataset=base["dataset"], n=int(base["n"]), label=label)
         runs.append(run)
     return {"name": spec["name"], "runs": runs, "metric": spec.get("metric", mo_sweeps.DEFAULT_METRIC),
-            "paper": spec.get("paper")}
+            "paper": spec.get("paper"), "figure": spec.get("figure", "bars")}
 
 
 SWEEPS = {s["name"]: s for s in (load_sweep(p) for p in config.get("sweeps", []))}

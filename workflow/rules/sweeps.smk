@@ -21,6 +21,7 @@ rule sweep_summary:
         ),
         metric=lambda w: SWEEPS[w.sweep]["metric"],
         paper_key=lambda w: SWEEPS[w.sweep].get("paper") or "",
+        kind=lambda w: SWEEPS[w.sweep]["figure"],
     conda:
         "../../envs/moveorder.yaml"
     log:
@@ -28,4 +29,4 @@ rule sweep_summary:
     shell:
         "moveorder sweep-summary --name {wildcards.sweep} {params.runs} --metric {params.metric} "
         "--paper {input.paper:q} --paper-key '{params.paper_key}' --table {output.table:q} "
-        "--figure {output.figure:q} > {log:q} 2>&1"
+        "--figure {output.figure:q} --figure-kind {params.kind} > {log:q} 2>&1"
