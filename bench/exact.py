@@ -2,20 +2,26 @@
 
     OMP_NUM_THREADS=1 python bench/exact.py --network results/networks/trained-pro/model.pt \
         --pool pro=data/pool/pro.jsonl [--pool kgs=data/pool/kgs.jsonl] [--stones 12] [--count 30] \
-        [--incumbent-width 64] [--sa 300,2000] [--trials 5] [--brute-count 5] [--brute-stones 10]
+        [--incumbent-width 64] [--sa 300,2000] [--trials 5] [--brute-count 5] [--brute-stones 10] \
+        [--distinct] [--optima optima.json] [--run beam:512 --run beam+anneal:128:300x5:0.3 ...]
 
 For every arrangement (the first ``--stones`` moves of the first ``--count`` records of each pool): the
 exact solver's wall time, network evaluations and prefixes, then the share of arrangements on which
 beam W = 8, 32, 128, SA (``--sa`` iterations x ``--trials`` trials) and beam+anneal (W 32, 300 x 5)
-reach the exact optimum.  Every method gets a fresh evaluator (its own cache), on the CPU, one thread
+reach the exact optimum (``--run``, in bench/methods.py's syntax: those runs instead).  ``--distinct``:
+skip arrangements already taken (pools repeat openings).  ``--optima``: a JSON file of exact optima,
+read if it exists (keyed by network, pool and stones; a stored one is used as is) and written after.
+Every method gets a fresh evaluator (its own cache), on the CPU, one thread
 by default.  Then brute force (the merged breadth-first search, annealing.brute_force) against the exact
 solver on ``--brute-count`` arrangements of ``--brute-stones`` stones, for the ratio of their times.
 Prints markdown tables.
 """
 
 import argparse
+import json
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -32,8 +38,8 @@ from moveorder.records import load_records
 TOL = 1e-9
 
 
-def arrangements(pool, stones, count):
-    out = []
+def arrangements(pool, stones, count, distinct=False):
+    out, seen = [], set()
     for r in load_records(pool):
         if len(out) == count:
             break
@@ -41,7 +47,12 @@ def arrangements(pool, stones, count):
             a = clip(r, stones, "pool")
         except ValueError:
             continue
-        out.append((sgf_to_lz(a.black), sgf_to_lz(a.white)))
+        pair = (sgf_to_lz(a.black), sgf_to_lz(a.white))
+        key = (tuple(sorted(pair[0])), tuple(sorted(pair[1])))
+        if distinct and key in seen:
+            continue
+        seen.add(key)
+        out.append(pair)
     return out
 
 
@@ -55,6 +66,16 @@ def methods(sa_iterations, trials):
         )
     )
     return runs
+
+
+def parsed_runs(specs):
+    from methods import parse_run  # bench/methods.py, beside this script
+
+    out = []
+    for text in specs:
+        cfg, _, _ = parse_run(text)
+        out.append((text, ("beam", cfg.beam_width) if cfg.method == "beam" else cfg))
+    return out
 
 
 def run_method(net, spec, pairs):
@@ -79,7 +100,11 @@ def main():
     p.add_argument("--brute-count", type=int, default=5)
     p.add_argument("--brute-stones", type=int, default=10)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--distinct", action="store_true", help="skip arrangements already taken")
+    p.add_argument("--optima", help="JSON file of exact optima: read if it exists, written after")
+    p.add_argument("--run", action="append", default=[], help="methods to compare (bench/methods.py's syntax)")
     a = p.parse_args()
+    optima = json.loads(Path(a.optima).read_text()) if a.optima and Path(a.optima).exists() else {}
     torch.set_num_threads(a.threads)
     net = load_policy(a.network)
     print(
@@ -89,11 +114,17 @@ def main():
     )
     for spec in a.pool if a.count else []:  # --count 0: only the brute force comparison
         name, path = spec.split("=", 1)
-        pairs = arrangements(path, a.stones, a.count)
+        pairs = arrangements(path, a.stones, a.count, a.distinct)
         exact, secs, evals, prefixes, inc_opt = [], [], [], [], 0
+        stored = optima.setdefault(f"{a.network} {path} {a.stones}", {})
         for pair in pairs:
+            key = json.dumps(pair)
+            if key in stored:
+                exact.append(stored[key])
+                continue
             ev = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
             ((_, ll, st),) = exact_orders(ev, [pair], incumbent_width=a.incumbent_width)
+            stored[key] = ll
             exact.append(ll)
             secs.append(st.seconds)
             evals.append(st.evaluations)
@@ -104,23 +135,30 @@ def main():
                 f"{st.prefixes} prefixes, LGM {math.exp(ll / a.stones):.4f}",
                 flush=True,
             )
+        if a.optima:
+            Path(a.optima).write_text(json.dumps(optima))
         print(f"\n### {name}: {len(pairs)} arrangements of {a.stones} stones\n")
-        print(
-            f"exact solver: {np.mean(secs):.1f} s per arrangement (max {np.max(secs):.1f}); "
-            f"network evaluations {np.mean(evals):,.0f} per arrangement (max {np.max(evals):,}), "
-            f"prefixes {np.mean(prefixes):,.0f}; its incumbent (beam W={a.incumbent_width}) was already "
-            f"optimal on {inc_opt}/{len(pairs)}; mean optimum LGM "
-            f"{np.mean([math.exp(x / a.stones) for x in exact]):.4f}\n",
-            flush=True,
-        )
+        if not secs:
+            print(f"exact optima from {a.optima}; mean optimum LGM {np.mean(np.exp(np.array(exact) / a.stones)):.4f}\n")
+        else:
+            print(
+                f"exact solver: {np.mean(secs):.1f} s per arrangement (max {np.max(secs):.1f}); "
+                f"network evaluations {np.mean(evals):,.0f} per arrangement (max {np.max(evals):,}), "
+                f"prefixes {np.mean(prefixes):,.0f}; its incumbent (beam W={a.incumbent_width}) was already "
+                f"optimal on {inc_opt}/{len(pairs)}; mean optimum LGM "
+                f"{np.mean([math.exp(x / a.stones) for x in exact]):.4f}\n",
+                flush=True,
+            )
         print("| method | exact optimum found | mean gap (log-lik. per move) | evaluations / arrangement | wall s |")
         print("|---|---|---|---|---|")
-        print(
-            f"| exact (B&B, incumbent beam W={a.incumbent_width}) | {len(pairs)}/{len(pairs)} | 0 | "
-            f"{np.mean(evals):,.0f} | {sum(secs):.1f} |",
-            flush=True,
-        )
-        for label, spec_ in methods([int(x) for x in a.sa.split(",") if x], a.trials):
+        if secs:
+            print(
+                f"| exact (B&B, incumbent beam W={a.incumbent_width}) | {len(secs)}/{len(pairs)} computed | 0 | "
+                f"{np.mean(evals):,.0f} | {sum(secs):.1f} |",
+                flush=True,
+            )
+        runs = parsed_runs(a.run) if a.run else methods([int(x) for x in a.sa.split(",") if x], a.trials)
+        for label, spec_ in runs:
             best, per, wall = run_method(net, spec_, pairs)
             for b, x in zip(best, exact):
                 assert b <= x + 1e-6, f"{label} beat the exact optimum: {b} > {x}"
