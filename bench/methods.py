@@ -87,7 +87,12 @@ def run(a):
                 "exact_matches": int(sum(b.best == sgf_to_lz(x.actual) for b, x in zip(best, arrs))),
             }
         )
-        print(f"  {spec}: {wall:.1f} s", flush=True)
+        r = rows[-1]
+        print(
+            f"  {spec}: {wall:.1f} s; mean LGM {r['mean_lgm']:.4f}, on/above {r['share_on_or_above']:.0%}, "
+            f"exact {r['exact_matches']}, {r['evaluations']:,.0f} evaluations / arrangement",
+            flush=True,
+        )
     top = np.max(np.vstack(lls + [actual]), axis=0)
     for row, ll in zip(rows, lls):
         row["gap_per_move"] = float(np.mean((top - ll) / n))
