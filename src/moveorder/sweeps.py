@@ -40,6 +40,8 @@ DEFAULT_METRIC = "lgm_slope"
 FIGURES = ("bars", "cost")
 #: The axes that set a search's budget: the runs of one ``cost`` curve differ only in these.
 BUDGET_AXES = ("beam_width", "iterations", "trials")
+#: Summary columns that time a run on its machine: the only ones two runs of one config may differ in.
+TIMING_COLUMNS = ("seconds",)
 
 
 def load_sweep(path: Path) -> Dict:
