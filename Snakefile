@@ -25,7 +25,7 @@ wildcard_constraints:
     network=r"[^/]+",
     iterations=r"\d+",
     trials=r"\d+",
-    method=r"anneal|beam\d+(\+anneal)?",
+    method=r"anneal|beam\d+f[0-9.]+(\+anneal)?",
     init="greedy|random",
     neighbour="swp2|mov2|rot3|mix",
     t_start=r"[0-9.]+",

@@ -2,7 +2,7 @@
 
     OMP_NUM_THREADS=1 python bench/exact.py --network results/networks/trained-pro/model.pt \
         --pool pro=data/pool/pro.jsonl [--pool kgs=data/pool/kgs.jsonl] [--stones 12] [--count 30] \
-        [--incumbent-width 64] [--sa 300,2000] [--trials 5] [--brute-count 5] [--brute-stones 10] \
+        [--incumbent-width 64] [--incumbent-future 1] [--sa 300,2000] [--trials 5] [--brute-count 5] [--brute-stones 10] \
         [--distinct] [--optima optima.json] [--run beam:512 --run beam+anneal:128:300x5:0.3 ...]
 
 For every arrangement (the first ``--stones`` moves of the first ``--count`` records of each pool): the
@@ -57,7 +57,7 @@ def arrangements(pool, stones, count, distinct=False):
 
 
 def methods(sa_iterations, trials):
-    runs = [(f"beam W={w}", ("beam", w)) for w in (8, 32, 128)]
+    runs = [(f"beam W={w}, future {f:g}", ("beam", w, f)) for w in (8, 32, 128) for f in (0.0, 1.0)]
     runs += [(f"SA {it} it. x {trials}", sa.AnnealConfig(iterations=it, trials=trials, seed=7)) for it in sa_iterations]
     runs.append(
         (
@@ -74,7 +74,7 @@ def parsed_runs(specs):
     out = []
     for text in specs:
         cfg, _, _ = parse_run(text)
-        out.append((text, ("beam", cfg.beam_width) if cfg.method == "beam" else cfg))
+        out.append((text, ("beam", cfg.beam_width, cfg.beam_future) if cfg.method == "beam" else cfg))
     return out
 
 
@@ -82,7 +82,7 @@ def run_method(net, spec, pairs):
     ev = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
     t0 = time.perf_counter()
     if isinstance(spec, tuple):
-        best = [found[0][1] for found in beam_search(ev, pairs, width=spec[1])]
+        best = [found[0][1] for found in beam_search(ev, pairs, width=spec[1], future=spec[2])]
     else:
         best = [max(t.best_log_likelihood for t in trials) for trials in sa.anneal(ev, pairs, spec)]
     return best, ev.evaluations / len(pairs), time.perf_counter() - t0
@@ -95,6 +95,7 @@ def main():
     p.add_argument("--stones", type=int, default=12)
     p.add_argument("--count", type=int, default=30)
     p.add_argument("--incumbent-width", type=int, default=64)
+    p.add_argument("--incumbent-future", type=float, default=1.0, help="the incumbent beam's future weight")
     p.add_argument("--sa", default="300,2000", help="SA iterations, comma-separated")
     p.add_argument("--trials", type=int, default=5)
     p.add_argument("--brute-count", type=int, default=5)
@@ -109,7 +110,7 @@ def main():
     net = load_policy(a.network)
     print(
         f"{a.network}; {a.stones} stones; CPU, torch threads {torch.get_num_threads()}; exact solver's "
-        f"incumbent: beam W={a.incumbent_width}",
+        f"incumbent: beam W={a.incumbent_width}, future {a.incumbent_future:g}",
         flush=True,
     )
     for spec in a.pool if a.count else []:  # --count 0: only the brute force comparison
@@ -123,7 +124,9 @@ def main():
                 exact.append(stored[key])
                 continue
             ev = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
-            ((_, ll, st),) = exact_orders(ev, [pair], incumbent_width=a.incumbent_width)
+            ((_, ll, st),) = exact_orders(
+                ev, [pair], incumbent_width=a.incumbent_width, incumbent_future=a.incumbent_future
+            )
             stored[key] = ll
             exact.append(ll)
             secs.append(st.seconds)
@@ -181,7 +184,9 @@ def main():
             _, best = sa.brute_force(ev, b, w)
             tb = time.perf_counter() - t0
             ev2 = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
-            ((_, ll, st),) = exact_orders(ev2, [(b, w)], incumbent_width=a.incumbent_width)
+            ((_, ll, st),) = exact_orders(
+                ev2, [(b, w)], incumbent_width=a.incumbent_width, incumbent_future=a.incumbent_future
+            )
             assert abs(ll - best) < 1e-9, (ll, best)
             tb_all, te_all = tb_all + tb, te_all + st.seconds
             print(

@@ -7,14 +7,17 @@ same arrangements in one run; and the figure of quality against evaluations from
         --run anneal:300x5 --run beam:32 --run beam:128 --run beam+anneal:32:300x5:0.3
     python bench/methods.py figure --csv rows.csv [more.csv ...] --out docs/figures/methods
 
-A run is ``anneal:ITERATIONSxTRIALS``, ``beam:WIDTH`` or ``beam+anneal:WIDTH:ITERATIONSxTRIALS:T_START``
-(annealing from the beam's best orders, one a trial, from T_START down to 0.1).  Each run has an
+A run is ``anneal:ITERATIONSxTRIALS``, ``beam:WIDTH[:fFUTURE]`` or
+``beam+anneal:WIDTH:ITERATIONSxTRIALS:T_START[:fFUTURE]`` (annealing from the beam's best orders, one a
+trial, from T_START down to 0.1); FUTURE is the beam's weight of the estimate of the stones still to play
+(``f0``: the plain beam; default: settings.AnnealConfig's).  Each run has an
 evaluator (and position cache) of its own, so its evaluations are its own.  The best-of-all gap is
 per arrangement the best log-likelihood any run of this invocation (or the actual order) reached
 minus the run's, per move, averaged over the arrangements.
 """
 
 import argparse
+import json
 import time
 from pathlib import Path
 
@@ -34,18 +37,28 @@ from moveorder.plots import method_curves
 def parse_run(text):
     """(config, curve, budget): the run's settings, the curve it belongs to and its place on it."""
     parts = text.split(":")
-    if parts[0] == "anneal":
+    future = sa.AnnealConfig().beam_future
+    if parts[-1].startswith("f"):
+        future = float(parts.pop()[1:])
+    beam = "beam" if future == 0 else f"beam f{future:g}"
+    if parts[0] == "anneal" and len(parts) == 2:
         it, tr = map(int, parts[1].split("x"))
         return sa.AnnealConfig(iterations=it, trials=tr, seed=1), f"SA x{tr}", it
-    if parts[0] == "beam":
-        return sa.AnnealConfig(method="beam", beam_width=int(parts[1])), "beam", int(parts[1])
-    if parts[0] == "beam+anneal":
+    if parts[0] == "beam" and len(parts) == 2:
+        return sa.AnnealConfig(method="beam", beam_width=int(parts[1]), beam_future=future), beam, int(parts[1])
+    if parts[0] == "beam+anneal" and len(parts) == 4:
         it, tr = map(int, parts[2].split("x"))
         cfg = sa.AnnealConfig(
-            method="beam+anneal", beam_width=int(parts[1]), iterations=it, trials=tr, t_start=float(parts[3]), seed=1
+            method="beam+anneal",
+            beam_width=int(parts[1]),
+            beam_future=future,
+            iterations=it,
+            trials=tr,
+            t_start=float(parts[3]),
+            seed=1,
         )
-        return cfg, f"beam {parts[1]} + SA x{tr} from T {parts[3]}", it
-    raise SystemExit(f"unknown run {text!r}: anneal:ITxTR, beam:W or beam+anneal:W:ITxTR:T")
+        return cfg, f"{beam} {parts[1]} + SA x{tr} from T {parts[3]}", it
+    raise SystemExit(f"unknown run {text!r}: anneal:ITxTR, beam:W[:fF] or beam+anneal:W:ITxTR:T[:fF]")
 
 
 def run(a):
@@ -71,6 +84,23 @@ def run(a):
         best = [max(r, key=lambda t: t.best_log_likelihood) for r in res]
         ll = np.array([b.best_log_likelihood for b in best])
         lls.append(ll)
+        if a.orders:
+            with open(a.orders, "a") as f:
+                for k, (r, b, x) in enumerate(zip(res, best, arrs)):
+                    rec = {
+                        "set": a.set,
+                        "n": n,
+                        "run": spec,
+                        "index": a.skip + k,
+                        "id": x.id,
+                        "log_likelihood": b.best_log_likelihood,
+                        "actual_log_likelihood": float(actual[k]),
+                        "trials": [t.best_log_likelihood for t in r],
+                        "order": b.best,
+                        "evaluations_per_arrangement": ev.evaluations / len(arrs),
+                        "wall_s": wall,
+                    }
+                    f.write(json.dumps(rec) + "\n")
         rows.append(
             {
                 "set": a.set,
@@ -125,6 +155,9 @@ def main():
     r.add_argument("--skip", type=int, default=0, help="start at this arrangement")
     r.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     r.add_argument("--csv", help="append one row per run to this CSV")
+    r.add_argument(
+        "--orders", help="append one JSON line per run and arrangement (its best order, every trial's log-likelihood)"
+    )
     r.add_argument("--run", action="append", required=True)
     r.set_defaults(func=run)
     f = sub.add_parser("figure", help="mean LGM and share on/above against evaluations, from run CSVs")

@@ -7,7 +7,7 @@ import torch
 
 from moveorder import annealing as sa
 from moveorder.arrangements import clip
-from moveorder.beam import beam_search
+from moveorder.beam import _ranked, beam_search
 from moveorder.coords import sgf_to_lz
 from moveorder.likelihood import PositionEvaluator
 
@@ -30,26 +30,59 @@ def test_exact_solver_equals_enumerating_every_order(model, real_games):
         assert float(model.log_probs(torch.tensor([seq])).sum()) == pytest.approx(best, abs=1e-9)
 
 
-def test_beam_of_width_one_is_the_greedy_start_and_wider_beams_do_no_worse(model, real_games):
+def test_beam_of_width_one_is_the_greedy_start(model, real_games):
     arrs = [clip(r, 14, "pro") for r in real_games[70:76]]
     pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
     ev = PositionEvaluator(model)
     black, white = sa.stone_tensors(pairs, "cpu")
     greedy = sa.greedy_orders(ev, black, white).tolist()
-    narrow = beam_search(ev, pairs, width=1)
-    assert [found[0][0] for found in narrow] == greedy
-    wide = beam_search(ev, pairs, width=16, keep=3)
-    alone = beam_search(ev, pairs[2:3], width=16, keep=3)
+    assert [found[0][0] for found in beam_search(ev, pairs, width=1)] == greedy
+
+
+@pytest.mark.parametrize("future", [0.0, 1.0])
+def test_beams_keep_their_best_orders_alone_or_batched_and_start_the_annealer(model, real_games, future):
+    arrs = [clip(r, 14, "pro") for r in real_games[70:76]]
+    pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
+    ev = PositionEvaluator(model)
+    wide = beam_search(ev, pairs, width=16, keep=3, future=future)
+    alone = beam_search(ev, pairs[2:3], width=16, keep=3, future=future)
     assert wide[2] == alone[0]  # an arrangement's beam does not depend on its batch
-    for n_, w_ in zip(narrow, wide):
-        assert w_[0][1] >= n_[0][1] - 1e-9 and len(w_) == 3 and w_[0][1] >= w_[1][1] >= w_[2][1]
+    for w_ in wide:
+        assert len(w_) == 3 and w_[0][1] >= w_[1][1] >= w_[2][1]
         assert len({tuple(s) for s, _ in w_}) == 3
+        for order, ll in w_:  # each order's log-likelihood is its own, as scored from scratch
+            assert float(model.log_probs(torch.tensor([order])).sum()) == pytest.approx(ll, abs=1e-9)
     # beam+anneal starts each trial from one of the beam's best orders and keeps the best it sees.
-    cfg = sa.AnnealConfig(iterations=60, trials=3, method="beam+anneal", beam_width=16, t_start=0.3, seed=2)
+    cfg = sa.AnnealConfig(
+        iterations=60, trials=3, method="beam+anneal", beam_width=16, beam_future=future, t_start=0.3, seed=2
+    )
     assert cfg.init == "beam"
     annealed = sa.anneal(ev, pairs, cfg)
     for w_, trials in zip(wide, annealed):
         for k, t in enumerate(trials):
             assert t.best_log_likelihood >= w_[k][1] - 1e-9
-    only_beam = sa.anneal(ev, pairs, sa.AnnealConfig(method="beam", beam_width=16))
+    only_beam = sa.anneal(ev, pairs, sa.AnnealConfig(method="beam", beam_width=16, beam_future=future))
     assert [t[0].best for t in only_beam] == [w_[0][0] for w_ in wide]
+
+
+def test_the_ranked_beam_keeps_half_by_likelihood_and_fills_by_score():
+    """beam._ranked: each arrangement's width // 2 likeliest prefixes, then the best of the rest by score,
+    ties in the score to the likelier prefix; arrangements never compete."""
+    ll = torch.tensor([-1.0, -2.0, -3.0, -4.0, -5.0, -1.5, -0.5, -9.0], dtype=torch.float64)
+    score = torch.tensor([-9.0, -8.0, 0.0, -1.0, 0.0, 0.0, -3.0, 5.0], dtype=torch.float64)
+    owner = torch.tensor([0, 0, 0, 0, 0, 1, 1, 1])
+    kept = _ranked(ll, owner, 4, score).tolist()
+    # arrangement 0: rows 0, 1 by likelihood, then 2 and 4 (score 0; 2 is likelier) before 3 (score -1)
+    # arrangement 1: rows 6, 5 by likelihood, then 7 (the only one left)
+    assert kept == [0, 1, 2, 4, 6, 5, 7]
+    assert _ranked(ll, owner, 1, score).tolist() == [2, 7]  # width 1: no likelihood half, the best score
+
+
+def test_the_plain_beam_ranks_by_likelihood_alone(model, real_games):
+    """future 0 is the plain beam: the same orders whatever else changes; future > 0 ranks otherwise."""
+    arrs = [clip(r, 16, "pro") for r in real_games[80:86]]
+    pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
+    ev = PositionEvaluator(model, cache_size=0)
+    plain = beam_search(ev, pairs, width=4)
+    assert beam_search(ev, pairs, width=4, future=0.0) == plain
+    assert beam_search(ev, pairs, width=4, future=1.0) != plain

@@ -162,21 +162,23 @@ def test_one_network_for_every_set_still_works(tmp_path):
 
 
 def test_method_is_in_config_run_names_and_sweeps(tmp_path):
-    """inference.method and beam_width reach infer-set, name the run's folder, and are sweep axes."""
+    """inference.method, beam_width and beam_future reach infer-set, name the run's folder, and are sweep axes."""
     cmds = planned_with(
         tmp_path,
-        inference={"method": "beam", "beam_width": 64},
+        inference={"method": "beam", "beam_width": 64, "beam_future": 0.5},
         sweeps=[str(REPO / "config/sweeps/methods.yaml")],
     )
     runs = {}
     for c in cmds:
         if c.startswith("moveorder infer-set"):
             folder = c.split("--out ")[1].split()[0].split("/")[3]  # results/inferred/NETWORK/RUN/...
-            runs.setdefault(folder.split("-")[0], set()).add(" ".join(c.split("--method ")[1].split()[:3]))
-    assert runs["beam64"] == {"beam --beam-width 64"}  # the main runs, from config
+            runs.setdefault(folder.split("-")[0], set()).add(" ".join(c.split("--method ")[1].split()[:5]))
+    assert runs["beam64f0.5"] == {"beam --beam-width 64 --beam-future 0.5"}  # the main runs, from config
     assert runs["anneal"] and all(a.split()[0] == "anneal" and "--beam-width" not in a for a in runs["anneal"])
-    assert runs["beam32"] == {"beam --beam-width 32"} and runs["beam128"] == {"beam --beam-width 128"}
-    assert runs["beam32+anneal"] == {"beam+anneal --beam-width 32"}
+    # methods.yaml: the plain beam (future 0) and the beam ranked with the estimate of the stones to play
+    assert runs["beam32f0"] == {"beam --beam-width 32 --beam-future 0"}
+    assert runs["beam128f1"] == {"beam --beam-width 128 --beam-future 1"}
+    assert runs["beam128f1+anneal"] == {"beam+anneal --beam-width 128 --beam-future 1"}
     cfg = tmp_path / "bad.yaml"
     cfg.write_text(yaml.safe_dump({"sets": ["pro"], "inference": {"method": "greedy"}}))
     proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)

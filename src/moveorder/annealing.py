@@ -219,21 +219,22 @@ def greedy_orders(evaluator: PositionEvaluator, black: torch.Tensor, white: torc
 
 
 def beam_starts(
-    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, trials: int
+    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, trials: int, future: float = 0.0
 ) -> torch.Tensor:
     """``(A * trials, n)``: each arrangement's ``trials`` best beam orders, one a trial (the last repeated
     where the beam holds fewer)."""
-    found = beam_search(evaluator, arrangements, width=width, keep=trials)
+    found = beam_search(evaluator, arrangements, width=width, keep=trials, future=future)
     return torch.tensor(
         [orders[min(k, len(orders) - 1)][0] for orders in found for k in range(trials)], dtype=torch.long
     )
 
 
 def beam_results(
-    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int
+    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, future: float = 0.0
 ) -> List[List["ChainResult"]]:
     """Beam search alone, as one 'trial' per arrangement (the ``beam`` method)."""
-    return [[ChainResult(orders[0][0], orders[0][1])] for orders in beam_search(evaluator, arrangements, width)]
+    found = beam_search(evaluator, arrangements, width, future=future)
+    return [[ChainResult(orders[0][0], orders[0][1])] for orders in found]
 
 
 # --- the annealer ---------------------------------------------------------------------------
@@ -298,7 +299,7 @@ def anneal(
     if arrangements:
         cfg = cfg.for_length(len(arrangements[0][0]) + len(arrangements[0][1]))
     if cfg.method == "beam":
-        out = beam_results(evaluator, arrangements, cfg.beam_width)
+        out = beam_results(evaluator, arrangements, cfg.beam_width, cfg.beam_future)
         if stats is not None:
             stats.seconds += time.perf_counter() - t0
             stats.add_evaluator(evaluator, before)
@@ -313,7 +314,7 @@ def anneal(
     if cfg.init == "greedy":
         seqs = greedy_orders(evaluator, black, white).repeat_interleave(T, dim=0)
     elif cfg.init == "beam":
-        seqs = beam_starts(evaluator, arrangements, cfg.beam_width, T).to(device)
+        seqs = beam_starts(evaluator, arrangements, cfg.beam_width, T, cfg.beam_future).to(device)
     else:
         seqs = random_orders(rand, black.repeat_interleave(T, dim=0), white.repeat_interleave(T, dim=0))
     C, n = seqs.shape

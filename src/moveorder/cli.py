@@ -409,6 +409,13 @@ def _anneal_options(s: argparse.ArgumentParser) -> None:
         default=d.beam_width,
         help="prefixes the beam keeps per move number (method beam, init beam) (default: %(default)s)",
     )
+    s.add_argument(
+        "--beam-future",
+        type=float,
+        default=d.beam_future,
+        help="weight of the estimate of the stones still to play when the beam ranks prefixes (each "
+        "stone's best log-probability seen so far); 0: by likelihood alone (default: %(default)s)",
+    )
     s.add_argument("--init", choices=S.INITS, default=d.init, help="initial order (default: %(default)s)")
     s.add_argument(
         "--neighbour",

@@ -11,7 +11,8 @@ Why it is exact
 The log-likelihood of an order is ``log P(m_1|s_0) + ... + log P(m_n|s_{n-1})``
 and every term is ``<= 0``.  So a prefix's log-likelihood ``g`` is an upper
 bound on the log-likelihood of every order that starts with it.  An
-*incumbent* (the best order of a beam search, by default of width 64) has a
+*incumbent* (the best order of a beam search, by default of width 64, ranked
+with the estimate of the stones still to play) has a
 log-likelihood ``L <= optimum``; a prefix with ``g < L`` cannot start an order
 better than the incumbent and is dropped (pruned), and nothing else is.
 Every prefix of an optimal order has ``g >= optimum >= L``, so it is never
@@ -80,15 +81,21 @@ class ExactStats:
 
 
 def exact_orders(
-    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], incumbent_width: int = 64, chunk: int = 8192
+    evaluator: PositionEvaluator,
+    arrangements: Sequence[Arrangement],
+    incumbent_width: int = 64,
+    chunk: int = 8192,
+    incumbent_future: float = 1.0,
 ) -> List[Tuple[List[int], float, ExactStats]]:
     """The most likely order of each arrangement, its log-likelihood, and what finding it cost.
 
     ``incumbent_width``: width of the beam search whose best order is the first incumbent
-    (0: none, so nothing is pruned and this is the full merged breadth-first search).
-    Arrangements are solved one after another; each one's search is batched over its prefixes.
+    (0: none, so nothing is pruned and this is the full merged breadth-first search);
+    ``incumbent_future``: that beam's weight of the estimate of the stones still to play
+    (:func:`moveorder.beam.beam_search`).  Arrangements are solved one after another; each
+    one's search is batched over its prefixes.
     """
-    return [solve(evaluator, black, white, incumbent_width, chunk) for black, white in arrangements]
+    return [solve(evaluator, black, white, incumbent_width, chunk, incumbent_future) for black, white in arrangements]
 
 
 def solve(
@@ -97,6 +104,7 @@ def solve(
     white: Sequence[int],
     incumbent_width: int = 64,
     chunk: int = 8192,
+    incumbent_future: float = 1.0,
 ) -> Tuple[List[int], float, ExactStats]:
     """One arrangement: see :func:`exact_orders`."""
     t0 = time.perf_counter()
@@ -105,7 +113,9 @@ def solve(
     device = evaluator.device
     incumbent, bound = None, -math.inf
     if incumbent_width:
-        ((incumbent, bound),) = beam_search(evaluator, [(black, white)], width=incumbent_width)[0]
+        ((incumbent, bound),) = beam_search(
+            evaluator, [(black, white)], width=incumbent_width, future=incumbent_future
+        )[0]
         stats.incumbent_log_likelihood = bound
     stats.incumbent_evaluations = evaluator.evaluations - before
     b, w = stone_tensors([(black, white)], device)
@@ -122,9 +132,9 @@ def solve(
         kept_seqs, kept_ll = [], []
         for k in range(0, len(seqs), chunk):
             part = seqs[k : k + chunk]
-            child, child_ll, _ = expand(
+            child, child_ll = expand(
                 evaluator, part, ll[k : k + chunk], stones.expand(len(part), -1), i, bound - TOLERANCE
-            )
+            )[:2]
             kept_seqs.append(child)
             kept_ll.append(child_ll)
         seqs, ll = torch.cat(kept_seqs), torch.cat(kept_ll)

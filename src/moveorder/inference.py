@@ -292,8 +292,11 @@ def write_table(
 def describe(network: str, cfg: AnnealConfig, precision: str) -> str:
     """One line naming a run's network and every setting of its search (SGF comments, stats files)."""
     if cfg.method == "beam":
-        return f"network {network}; beam search, width {cfg.beam_width}; precision {precision}"
-    beam = f"beam width {cfg.beam_width}, " if cfg.init == "beam" else ""
+        return (
+            f"network {network}; beam search, width {cfg.beam_width}, future weight {cfg.beam_future:g}; "
+            f"precision {precision}"
+        )
+    beam = f"beam width {cfg.beam_width}, future weight {cfg.beam_future:g}, " if cfg.init == "beam" else ""
     return (
         f"network {network}; {cfg.method}: init {cfg.init}, {beam}neighbour {cfg.neighbour}, "
         f"{cfg.iterations} iterations, {cfg.trials} trials, T {cfg.t_start}->{cfg.t_end} ({cfg.schedule}), "

@@ -53,6 +53,9 @@ class AnnealConfig:
     incremental: bool = True  # False: re-evaluate every position every iteration (the naive reference)
     method: str = "anneal"  # anneal (the paper's) | beam | beam+anneal (annealing from the beam's orders)
     beam_width: int = 32  # prefixes kept per arrangement and move number (beam, init beam)
+    #: Weight of the estimate of the stones still to play when the beam ranks prefixes (beam.py);
+    #: 0: by log-likelihood alone (the plain beam).
+    beam_future: float = 1.0
 
     def __post_init__(self):
         if self.neighbour not in NEIGHBOURS:
@@ -65,6 +68,8 @@ class AnnealConfig:
             self.init = "beam"
         if self.beam_width < 1:
             raise ValueError(f"beam_width {self.beam_width}: expected at least 1")
+        if not self.beam_future >= 0:
+            raise ValueError(f"beam_future {self.beam_future}: expected 0 or more")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule {self.schedule!r}: expected one of {SCHEDULES}")
         if (

@@ -24,6 +24,7 @@ import yaml
 AXES = (
     "method",
     "beam_width",
+    "beam_future",
     "init",
     "neighbour",
     "iterations",

@@ -116,25 +116,27 @@ def network_file(key):
 
 
 # One inference run = a network, a method and the annealing settings; its folder is named by them.
-# method: anneal, beamW (beam search of width W alone) or beamW+anneal (annealing from the beam's orders).
+# method: anneal, beamWfF (beam search of width W, future weight F, alone) or beamWfF+anneal
+# (annealing from the beam's orders).
 RUN_NAME = "{network}/{method}-{init}-{neighbour}-it{iterations}-tr{trials}-T{t_start}-{t_end}"
 
 
-def method_token(method, beam_width):
-    """inference.method and beam_width -> the run-name token: anneal, beam32, beam32+anneal."""
+def method_token(method, beam_width, beam_future):
+    """inference.method, beam_width and beam_future -> the run-name token: anneal, beam32f1, beam32f0.5+anneal."""
     if method == "anneal":
         return "anneal"
-    return method.replace("beam", f"beam{int(beam_width)}", 1)
+    return method.replace("beam", f"beam{int(beam_width)}f{float(beam_future):g}", 1)
 
 
 def method_args(token):
-    """A run-name token -> infer-set's --method and --beam-width."""
-    m = re.fullmatch(r"anneal|beam(\d+)(\+anneal)?", token)
+    """A run-name token -> infer-set's --method, --beam-width and --beam-future."""
+    m = re.fullmatch(r"anneal|beam(\d+)f([0-9.]+)(\+anneal)?", token)
     if not m:
-        raise ValueError(f"run method {token!r}: expected anneal, beamW or beamW+anneal")
+        raise ValueError(f"run method {token!r}: expected anneal, beamWfF or beamWfF+anneal")
     if token == "anneal":
         return "--method anneal"
-    return f"--method {'beam+anneal' if m.group(2) else 'beam'} --beam-width {m.group(1)}"
+    method = "beam+anneal" if m.group(3) else "beam"
+    return f"--method {method} --beam-width {m.group(1)} --beam-future {m.group(2)}"
 RUN_DIR = f"results/inferred/{RUN_NAME}"
 
 
@@ -151,7 +153,8 @@ def main_run(dataset=None, **overrides):
     inf = config["inference"]
     network = config["policy"]["network"]
     run = {"network": network_key(network, dataset) if "network" not in overrides else None,
-           "method": inf["method"], "beam_width": inf["beam_width"], "init": inf["init"], "neighbour": inf["neighbour"],
+           "method": inf["method"], "beam_width": inf["beam_width"], "beam_future": inf["beam_future"],
+           "init": inf["init"], "neighbour": inf["neighbour"],
            "trials": inf["trials"], "t_start": inf["t_start"], "t_end": inf["t_end"], "iterations": None}
     run.update(overrides)
     return run
@@ -159,7 +162,7 @@ def main_run(dataset=None, **overrides):
 
 def run_name(run, n):
     return RUN_NAME.format(**{**run, "iterations": run["iterations"] or iterations_for(int(n)),
-                              "method": method_token(run["method"], run["beam_width"])})
+                              "method": method_token(run["method"], run["beam_width"], run["beam_future"])})
 
 
 def run_path(run, dataset, n, suffix):
