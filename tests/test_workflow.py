@@ -185,6 +185,18 @@ def test_method_is_in_config_run_names_and_sweeps(tmp_path):
     assert proc.returncode != 0 and "method" in proc.stdout + proc.stderr
 
 
+def test_init_beam_is_annealing_from_the_beams_orders_under_one_name(tmp_path):
+    """init: beam (the annealer's third start) and method beam+anneal plan the same run, named by the beam."""
+    folders = []
+    for inference in ({"init": "beam", "beam_width": 16}, {"method": "beam+anneal", "beam_width": 16}):
+        cmds = [c for c in planned_with(tmp_path, inference=inference, sweeps=[]) if "infer-set" in c]
+        assert cmds and all(
+            "--init beam" in c and "--method beam+anneal --beam-width 16 --beam-future 1" in c for c in cmds
+        )
+        folders.append({c.split("--out ")[1].split()[0].split("/")[3] for c in cmds})
+    assert folders[0] == folders[1] and all(f.startswith("beam16f1+anneal-beam-mix-") for f in folders[0])
+
+
 def test_a_length_between_the_tables_gets_the_command_lines_iterations(tmp_path):
     """30 moves: the workflow plans the iterations `moveorder infer` would use (settings.iterations_for)."""
     from moveorder.settings import AnnealConfig

@@ -157,6 +157,9 @@ def main_run(dataset=None, **overrides):
            "init": inf["init"], "neighbour": inf["neighbour"],
            "trials": inf["trials"], "t_start": inf["t_start"], "t_end": inf["t_end"], "iterations": None}
     run.update(overrides)
+    # Annealing from the beam's orders has one name: method beam+anneal, init beam (init: beam asks for it too).
+    if run["method"] == "beam+anneal" or (run["method"] == "anneal" and run["init"] == "beam"):
+        run.update(method="beam+anneal", init="beam")
     return run
 
 
