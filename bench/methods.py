@@ -6,6 +6,13 @@ same arrangements in one run; and the figure of quality against evaluations from
         --arrangements data/arrangements/pro/20m.jsonl --set pro [--games 20] [--csv rows.csv] \
         --run anneal:300x5 --run beam:32 --run beam:128 --run beam+anneal:32:300x5:0.3
     python bench/methods.py figure --csv rows.csv [more.csv ...] --out docs/figures/methods
+    python bench/methods.py compare --orders orders.jsonl [more.jsonl ...] --reference anneal:5000x5 \
+        --reference anneal:20000x5
+
+``compare`` puts every run on the arrangements a reference run covers (``run --orders`` files: one
+line per run and arrangement): mean LGM and share on/above the actual sequences on those, and the
+run's evaluations per arrangement as a fraction of the reference's (for runs of other invocations,
+the mean over their own invocation's arrangements).
 
 A run is ``anneal:ITERATIONSxTRIALS``, ``beam:WIDTH[:fFUTURE]`` or
 ``beam+anneal:WIDTH:ITERATIONSxTRIALS:T_START[:fFUTURE]`` (annealing from the beam's best orders, one a
@@ -138,6 +145,39 @@ def run(a):
         )
 
 
+def compare(a):
+    rows = [json.loads(line) for path in a.orders for line in Path(path).read_text().splitlines() if line]
+    df = pd.DataFrame(rows)
+    for (s, n), part in df.groupby(["set", "n"], sort=False):
+        refs = [r for r in a.reference if r in set(part["run"])]
+        if not refs:
+            continue
+        ref = part[part["run"] == refs[0]]
+        ids = list(ref["id"])
+        ref_evals = float(ref["evaluations_per_arrangement"].iloc[0])
+        ref_lgm = float(np.mean(np.exp(ref["log_likelihood"] / n)))
+        print(f"\n{s}, {n} moves: the {len(ids)} arrangements of {refs[0]} ({', '.join(ids)})\n")
+        print(
+            "| run | mean LGM | on/above actual | >= reference (arrangements) | evaluations / arrangement | share of the reference's |"
+        )
+        print("|---|---|---|---|---|---|")
+        ref_ll = ref.set_index("id")["log_likelihood"]
+        actual = ref.set_index("id")["actual_log_likelihood"]
+        print(f"| actual sequences | {np.mean(np.exp(actual / n)):.4f} | | | | |")
+        for run, r in part.groupby("run", sort=False):
+            r = r.drop_duplicates("id", keep="last").set_index("id")
+            if not set(ids) <= set(r.index):
+                continue
+            ll = r.loc[ids, "log_likelihood"]
+            lgm = float(np.mean(np.exp(ll / n)))
+            evals = float(r["evaluations_per_arrangement"].iloc[0])
+            mark = "**" if lgm >= ref_lgm and evals <= ref_evals / 50 else ""
+            print(
+                f"| {mark}{run}{mark} | {lgm:.4f} | {np.mean(ll >= actual.loc[ids] - 1e-9):.0%} | "
+                f"{int(np.sum(ll >= ref_ll.loc[ids] - 1e-9))}/{len(ids)} | {evals:,.0f} | 1/{ref_evals / evals:,.0f} |"
+            )
+
+
 def figure(a):
     df = pd.concat([pd.read_csv(p) for p in a.csv], ignore_index=True)
     for path in method_curves(df, Path(a.out)):
@@ -160,6 +200,10 @@ def main():
     )
     r.add_argument("--run", action="append", required=True)
     r.set_defaults(func=run)
+    c = sub.add_parser("compare", help="every run on the arrangements of a reference run, from --orders files")
+    c.add_argument("--orders", nargs="+", required=True)
+    c.add_argument("--reference", action="append", required=True, help="the reference run (first found a set/length)")
+    c.set_defaults(func=compare)
     f = sub.add_parser("figure", help="mean LGM and share on/above against evaluations, from run CSVs")
     f.add_argument("--csv", nargs="+", required=True)
     f.add_argument("--out", required=True, help="figure path without suffix (PNG and PDF)")
