@@ -95,7 +95,12 @@ def main():
     p.add_argument("--stones", type=int, default=12)
     p.add_argument("--count", type=int, default=30)
     p.add_argument("--incumbent-width", type=int, default=64)
-    p.add_argument("--incumbent-future", type=float, default=1.0, help="the incumbent beam's future weight")
+    p.add_argument(
+        "--incumbent-future",
+        type=float,
+        default=sa.AnnealConfig().beam_future,
+        help="the incumbent beam's future weight",
+    )
     p.add_argument("--sa", default="300,2000", help="SA iterations, comma-separated")
     p.add_argument("--trials", type=int, default=5)
     p.add_argument("--brute-count", type=int, default=5)

@@ -147,7 +147,8 @@ def run(a):
 
 def compare(a):
     rows = [json.loads(line) for path in a.orders for line in Path(path).read_text().splitlines() if line]
-    df = pd.DataFrame(rows)
+    # A run repeated (a stopped invocation run again): its last lines count, the reference's included.
+    df = pd.DataFrame(rows).drop_duplicates(["set", "n", "run", "id"], keep="last")
     for (s, n), part in df.groupby(["set", "n"], sort=False):
         refs = [r for r in a.reference if r in set(part["run"])]
         if not refs:
@@ -165,7 +166,7 @@ def compare(a):
         actual = ref.set_index("id")["actual_log_likelihood"]
         print(f"| actual sequences | {np.mean(np.exp(actual / n)):.4f} | | | | |")
         for run, r in part.groupby("run", sort=False):
-            r = r.drop_duplicates("id", keep="last").set_index("id")
+            r = r.set_index("id")
             if not set(ids) <= set(r.index):
                 continue
             ll = r.loc[ids, "log_likelihood"]

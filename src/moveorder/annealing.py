@@ -219,7 +219,7 @@ def greedy_orders(evaluator: PositionEvaluator, black: torch.Tensor, white: torc
 
 
 def beam_starts(
-    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, trials: int, future: float = 0.0
+    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, trials: int, future: float
 ) -> torch.Tensor:
     """``(A * trials, n)``: each arrangement's ``trials`` best beam orders, one a trial (the last repeated
     where the beam holds fewer)."""
@@ -230,7 +230,7 @@ def beam_starts(
 
 
 def beam_results(
-    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, future: float = 0.0
+    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, future: float
 ) -> List[List["ChainResult"]]:
     """Beam search alone, as one 'trial' per arrangement (the ``beam`` method)."""
     found = beam_search(evaluator, arrangements, width, future=future)

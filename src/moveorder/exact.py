@@ -59,6 +59,7 @@ import torch
 from .beam import _merge, beam_search, expand, stone_tensors
 from .features import PAD
 from .likelihood import InputHasher, PositionEvaluator
+from .settings import AnnealConfig
 
 Arrangement = Tuple[Sequence[int], Sequence[int]]  # (black stones, white stones) as Leela Zero indices
 
@@ -85,7 +86,7 @@ def exact_orders(
     arrangements: Sequence[Arrangement],
     incumbent_width: int = 64,
     chunk: int = 8192,
-    incumbent_future: float = 1.0,
+    incumbent_future: float = AnnealConfig.beam_future,
 ) -> List[Tuple[List[int], float, ExactStats]]:
     """The most likely order of each arrangement, its log-likelihood, and what finding it cost.
 
@@ -104,7 +105,7 @@ def solve(
     white: Sequence[int],
     incumbent_width: int = 64,
     chunk: int = 8192,
-    incumbent_future: float = 1.0,
+    incumbent_future: float = AnnealConfig.beam_future,
 ) -> Tuple[List[int], float, ExactStats]:
     """One arrangement: see :func:`exact_orders`."""
     t0 = time.perf_counter()
