@@ -1,9 +1,13 @@
 """A stand-in for `katago analysis` for protocol-layer tests only: it answers out of order, warns,
-errors on request, can die once, or stay silent. The real engine is tested in test_katago.py."""
+errors on request, can die once, or stay silent. The real engine is tested in test_katago.py.
+
+Mode ``share DIR N`` holds its first analysis until N processes of a pool (each leaving its pid in
+DIR) have a query, so a pool's test sees the work shared out however its threads are scheduled."""
 
 import json
 import os
 import sys
+import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "normal"
 marker = sys.argv[2] if len(sys.argv) > 2 else ""
@@ -22,6 +26,12 @@ for line in sys.stdin:
         continue
     if q["id"] == "warn":
         print(json.dumps({"id": "warn", "warning": "Unexpected field", "field": "foo"}), flush=True)
+    if mode == "share" and marker:
+        open(os.path.join(marker, str(os.getpid())), "w").close()
+        deadline = time.monotonic() + 20  # past it, answer anyway: the pool's assertion then fails
+        while len(os.listdir(marker)) < int(sys.argv[3]) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        marker = ""  # only the first query waits
     if mode == "die-once" and not os.path.exists(marker):
         open(marker, "w").close()
         t = q["analyzeTurns"][0]

@@ -144,8 +144,9 @@ def test_death_restart_resends_only_missing(tmp_path):
     assert eng.sent_queries == 2
 
 
-def test_pool_clears_the_cache_before_every_position_and_answers_each_turn_once():
-    with EnginePool(lambda i: fake("normal"), 3) as pool:
+def test_pool_clears_the_cache_before_every_position_and_answers_each_turn_once(tmp_path):
+    # each fake holds its first position until two processes have one: the work must be shared out
+    with EnginePool(lambda i: fake("share", tmp_path, 2), 3) as pool:
         seen = []
         res = pool.analyze(
             [query("a", [], [0, 1, 2, 3]), query("b", [], [7, 5])], on_result=lambda q, t, r: seen.append((q, t))
