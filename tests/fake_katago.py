@@ -1,5 +1,5 @@
 """A stand-in for `katago analysis` for protocol-layer tests only: it answers out of order, warns,
-errors on request, can die once, or stay silent. The real engine is tested in test_katago.py.
+errors on request, can die once (or close its input and linger), or stay silent. The real engine is tested in test_katago.py.
 
 Mode ``share DIR N`` holds its first analysis until N processes of a pool (each leaving its pid in
 DIR) have a query, so a pool's test sees the work shared out however its threads are scheduled."""
@@ -32,6 +32,13 @@ for line in sys.stdin:
         while len(os.listdir(marker)) < int(sys.argv[3]) and time.monotonic() < deadline:
             time.sleep(0.01)
         marker = ""  # only the first query waits
+    if mode == "hangup-once" and not os.path.exists(marker):  # closes its input, then lingers: poll() says alive
+        open(marker, "w").close()
+        t = q["analyzeTurns"][0]
+        print(json.dumps({"id": q["id"], "turnNumber": t, "rootInfo": {"scoreLead": float(t)}}), flush=True)
+        os.close(0)
+        time.sleep(60)
+        os._exit(3)
     if mode == "die-once" and not os.path.exists(marker):
         open(marker, "w").close()
         t = q["analyzeTurns"][0]

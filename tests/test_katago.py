@@ -162,6 +162,20 @@ def test_pool_hands_an_engine_error_to_the_caller():
         pool.analyze([query("a", [], [0, 1]), query("bad", [], [0])])
 
 
+def test_an_engine_whose_input_closed_before_poll_sees_it_is_restarted(tmp_path):
+    """A write to a process that is exiting but not yet reaped breaks the pipe: a restart, not a crash."""
+    with fake("hangup-once", tmp_path / "hung") as eng:
+        assert eng.analyze([query("a", [], [0])])[("a", 0)]["rootInfo"]["scoreLead"] == 0.0
+        assert eng.alive()  # it lingers with its input closed
+        eng.clear_cache()  # the clear_cache write breaks the pipe
+        assert eng.restarts == 1
+        assert sorted(t for _, t in eng.analyze([query("b", [], [1, 2])])) == [1, 2]
+    with fake("hangup-once", tmp_path / "hung2") as eng:
+        assert eng.analyze([query("a", [], [0])])[("a", 0)]["rootInfo"]["scoreLead"] == 0.0
+        res = eng.analyze([query("b", [], [1, 2])])  # the query's write breaks the pipe
+        assert eng.restarts == 1 and sorted(t for _, t in res) == [1, 2]
+
+
 def test_pool_restarts_a_dead_engine(tmp_path):
     with EnginePool(lambda i: fake("die-once", tmp_path / "died"), 1) as pool:
         res = pool.analyze([query("a", [], [0, 1, 2])])

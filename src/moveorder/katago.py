@@ -210,10 +210,16 @@ class KataGoEngine:
         self.close()
 
     # --- protocol --------------------------------------------------------------
-    def _send(self, query: dict) -> None:
-        self.proc.stdin.write(json.dumps(query) + "\n")
-        self.proc.stdin.flush()
+    def _send(self, query: dict) -> bool:
+        """Write one query; False when the process has closed its input (it has exited, or is exiting,
+        before ``poll`` sees it): the caller restarts it."""
+        try:
+            self.proc.stdin.write(json.dumps(query) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            return False
         self.sent_queries += 1
+        return True
 
     def analyze(self, queries: Iterable[dict], on_result=None) -> Dict[Tuple[str, int], dict]:
         """Send every query (each with ``id`` and ``analyzeTurns``); return replies by (id, turn).
@@ -272,7 +278,9 @@ class KataGoEngine:
         """
         if self._ensure_running("before clearing its cache"):
             return  # a fresh process has an empty cache
-        self._send({"id": "clear_cache", "action": "clear_cache"})
+        if not self._send({"id": "clear_cache", "action": "clear_cache"}):
+            self._restart("its input closed before clearing its cache")
+            return
         deadline = time.time() + self.timeout
         while True:
             try:
@@ -318,9 +326,11 @@ class KataGoEngine:
         self.start()
 
     def _send_missing(self, pending: Dict[str, dict], missing: Dict[str, set]) -> None:
-        for qid, turns in missing.items():
-            if turns:
-                self._send({**pending[qid], "analyzeTurns": sorted(turns)})
+        """Send every turn still without an answer; a process whose input closed is restarted and sent all again."""
+        while not all(
+            self._send({**pending[qid], "analyzeTurns": sorted(turns)}) for qid, turns in missing.items() if turns
+        ):
+            self._restart("its input closed while sending queries")
 
 
 class EnginePool:
