@@ -161,6 +161,26 @@ def test_one_network_for_every_set_still_works(tmp_path):
     assert sum(c.startswith("moveorder train-policy") for c in cmds) == 1
 
 
+def test_tygem_is_an_evaluation_set_and_a_training_source(tmp_path):
+    """Tygem (issue 24): 15 months and 3 yearly indexes by URL with sha256, read in its own format, its
+    pool training the network, scored under its own rules and komi."""
+    cmds = planned_with(
+        tmp_path, sets=["pro", "tygem"], training={"sets": ["tygem"]}, policy={"network": "trained-tygem"}
+    )
+    downloads = [c for c in cmds if c.startswith("moveorder download") and "data/raw/tygem/" in c]
+    assert len(downloads) == 18
+    assert all("https://github.com/yenw/computer-go-dataset/raw/master/TYGEM/" in c for c in downloads)
+    assert all("--sha256 ''" not in c for c in downloads)
+    filters = {c.split("--input ")[1].split()[0]: c for c in cmds if c.startswith("moveorder filter")}
+    assert "--record-format tygem" in filters["data/extracted/tygem"]
+    assert "--record-format sgf" in filters["data/extracted/pro"]
+    trains = [c for c in cmds if c.startswith("moveorder train-policy")]
+    assert len(trains) == 1 and "--pool data/pool/tygem.jsonl" in trains[0]
+    scores = [c for c in cmds if c.startswith("moveorder score")]
+    assert any("/tygem/" in c for c in scores)
+    assert all(("--rules japanese --komi 6.5" in c) == ("/tygem/" in c) for c in scores)
+
+
 def test_method_is_in_config_run_names_and_sweeps(tmp_path):
     """inference.method, beam_width and beam_future reach infer-set, name the run's folder, and are sweep axes."""
     cmds = planned_with(

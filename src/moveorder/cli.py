@@ -127,7 +127,18 @@ def cmd_extract(a: argparse.Namespace) -> int:
 
 def _filter_options(s: argparse.ArgumentParser) -> None:
     d = S.FilterConfig()
-    s.add_argument("--input", required=True, help="folder holding the SGF files (searched recursively)")
+    s.add_argument(
+        "--input",
+        required=True,
+        help="folder holding the records (searched recursively): SGF files, or Tygem month files",
+    )
+    s.add_argument(
+        "--record-format",
+        choices=S.RECORD_FORMATS,
+        default=S.RECORD_FORMATS[0],
+        help="sgf: one game a file (*.sgf); tygem: the Tygem dataset's month files (YYYY-MM, one game a "
+        "line) with its yearly index files (*.index) beside them",
+    )
     s.add_argument("--qualified", required=True, help="JSONL of qualified records")
     s.add_argument(
         "--usable", default="", help="JSONL of every record usable for training (qualified included); default: none"
@@ -151,7 +162,7 @@ def _filter_options(s: argparse.ArgumentParser) -> None:
     _quiet_option(s)
 
 
-@verb("filter", "parse every SGF below a folder and keep the games that qualify", _filter_options)
+@verb("filter", "read every game record below a folder and keep the games that qualify", _filter_options)
 def cmd_filter(a: argparse.Namespace) -> int:
     from .records import write_scan
 
@@ -166,9 +177,10 @@ def cmd_filter(a: argparse.Namespace) -> int:
         include=a.include,
         usable_path=Path(a.usable) if a.usable else None,
         progress=_progress(a),
+        record_format=a.record_format,
     )
     log.info(
-        "%s: %d files, %d qualified, %d usable for training; rejected: %s",
+        "%s: %d records, %d qualified, %d usable for training; rejected: %s",
         a.input,
         counts["files"],
         counts["qualified"],

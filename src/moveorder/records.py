@@ -13,6 +13,8 @@ captures, passes, handicap and short games are fine, since training
 positions are board states.
 :func:`scan` does both for every SGF file below a folder and counts every
 rejection by reason; a broken file is a counted rejection, never a crash.
+:mod:`moveorder.tygem` reads the Tygem dataset's one-game-a-line files into
+the same records and checks them with the same :func:`check_read`.
 
 Records are stored as JSON lines; ``moves`` is one string of two-letter SGF
 points (``tt`` for a pass), e.g. ``"pddpqdd"``.
@@ -27,12 +29,13 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from sgfmill import sgf, sgf_grammar
 
 from . import board as goboard
 from . import coords
+from .settings import RECORD_FORMATS
 
 #: Why a record was rejected, in the order the checks run.
 REASONS = (
@@ -446,8 +449,18 @@ def _check_file(args: Tuple[str, str, int, int]) -> Checked:
         data = Path(path).read_bytes()
     except OSError as err:
         return Checked(source, "unreadable", f"{source}: {err}", "unreadable", "")
+    return check_read(lambda: read_sgf(data, source), source, capture_free, min_moves)
+
+
+def check_read(read: Callable[[], Record], source: str, capture_free: int = 50, min_moves: int = 50) -> Checked:
+    """Read one record with ``read()``, then qualify it and test it with :func:`usable`.
+
+    A :class:`RecordError` from ``read`` is the record's reason for both;
+    any other exception (a parser bug) counts as ``unreadable``: one bad
+    record never ends a whole scan.
+    """
     try:
-        rec = read_sgf(data, source)
+        rec = read()
     except RecordError as err:
         return Checked(source, err.reason, str(err), err.reason, "")
     except Exception as err:  # a parser bug must not end a whole scan
@@ -525,21 +538,34 @@ def write_scan(
     include: Sequence[str] = (),
     usable_path: Optional[Path] = None,
     progress: bool = False,
+    record_format: str = "sgf",
 ) -> Dict[str, int]:
     """Scan ``root``; write qualified records (JSONL), the count by reason (CSV) and every rejection (CSV).
 
-    ``root`` must be a folder holding SGF files (:func:`check_input_folder`);
-    nothing is written otherwise.  ``usable_path``: also write every record
-    usable for training (JSONL, qualified ones included).  The report counts
-    them (``usable``) and the others by why they cannot train
-    (``unusable_REASON``).  ``progress``: a progress bar on stderr.
+    ``root`` must be a folder holding SGF files (:func:`check_input_folder`),
+    or with ``record_format="tygem"`` Tygem month files
+    (:func:`moveorder.tygem.check_input_folder`); nothing is written
+    otherwise.  ``usable_path``: also write every record usable for training
+    (JSONL, qualified ones included).  The report counts them (``usable``)
+    and the others by why they cannot train (``unusable_REASON``); its
+    ``files`` row counts the records read (for Tygem: games, one a line).
+    ``progress``: a progress bar on stderr.
     """
     import contextlib
     import csv
 
     from tqdm import tqdm
 
-    files = check_input_folder(root, include)
+    if record_format == "sgf":
+        files = check_input_folder(root, include)
+        checked, total, unit = scan(root, capture_free, min_moves, workers, include, files), len(files), "file"
+    elif record_format == "tygem":
+        from . import tygem
+
+        months = tygem.check_input_folder(root, include)
+        checked, total, unit = tygem.scan(root, capture_free, min_moves, workers, months), None, "game"
+    else:
+        raise ValueError(f"unknown record format {record_format!r} (expected one of {', '.join(RECORD_FORMATS)})")
     # Handicap stones, passes and captures never stop a record from training.
     training_reasons = [r for r in REASONS if r not in ("handicap", "pass_early", "capture_early")]
     counts = {
@@ -556,11 +582,9 @@ def write_scan(
         q = stack.enter_context(open(qualified_path, "w", encoding="utf-8"))
         rej = csv.writer(stack.enter_context(open(rejected_path, "w", newline="", encoding="utf-8")))
         u = stack.enter_context(open(usable_path, "w", encoding="utf-8")) if usable_path else None
-        bar = stack.enter_context(
-            tqdm(total=len(files), desc="filter", unit="file", disable=not progress, mininterval=1)
-        )
+        bar = stack.enter_context(tqdm(total=total, desc="filter", unit=unit, disable=not progress, mininterval=1))
         rej.writerow(["source", "reason", "detail"])
-        for c in scan(root, capture_free, min_moves, workers, include, files):
+        for c in checked:
             counts["files"] += 1
             if c.reason is None:
                 counts["qualified"] += 1
@@ -584,8 +608,17 @@ def write_scan(
 
 
 def load_records(path: Path) -> List[Record]:
-    with open(path, encoding="utf-8") as f:
-        return [Record.from_json(line) for line in f if line.strip()]
+    """Every record of a JSONL file; a line that is not one raises ValueError naming the file and the line."""
+    out = []
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, start=1):
+            if not raw.strip():
+                continue
+            try:
+                out.append(Record.from_json(raw.decode("utf-8")))
+            except (ValueError, TypeError) as err:  # bad JSON, bad UTF-8, or fields that are not a record's
+                raise ValueError(f"{path}: line {number}: not a game record ({type(err).__name__}: {err})") from None
+    return out
 
 
 __all__ = [
@@ -593,6 +626,7 @@ __all__ = [
     "Record",
     "RecordError",
     "Checked",
+    "check_read",
     "read_sgf",
     "qualify",
     "usable",

@@ -114,6 +114,11 @@ class PolicyConfig:
 # --- the data stage --------------------------------------------------------------------------------
 
 
+#: How a dataset's records are stored (``datasets.NAME.record_format``): SGF files, or the Tygem
+#: dataset's one game a line (moveorder.tygem).
+RECORD_FORMATS = ("sgf", "tygem")
+
+
 @dataclass
 class FilterConfig:
     """Which records qualify (``filter`` in config): the paper's 50 capture- and pass-free moves."""

@@ -51,6 +51,7 @@ rule filter_records:
         include=lambda w: " ".join(
             repr(g) for g in config["datasets"][w.dataset].get("include", [])
         ),
+        record_format=lambda w: config["datasets"][w.dataset].get("record_format", "sgf"),
     threads: config["threads"]["filter"]
     conda:
         "../../envs/moveorder.yaml"
@@ -60,7 +61,7 @@ rule filter_records:
         "moveorder filter --input {input:q} --qualified {output.qualified:q} --usable {output.usable:q} "
         "--report {output.report:q} --rejected {output.rejected:q} "
         "--capture-free {params.capture_free} --min-moves {params.min_moves} "
-        "--workers {threads} --include {params.include} > {log:q} 2>&1"
+        "--record-format {params.record_format} --workers {threads} --include {params.include} > {log:q} 2>&1"
 
 
 # Evaluation games from the qualified records; the training pool from every usable record.
