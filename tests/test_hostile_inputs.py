@@ -219,6 +219,48 @@ def test_infer_checks_the_output_path_before_the_search(tmp_path, caplog, no_sea
     refused(caplog, infer(pos, "-o", pos / "o.sgf"), "cannot be written", f"{pos} is not a folder")
 
 
+@pytest.mark.parametrize(
+    "name, content, what",
+    [
+        ("notanetwork.bin", b"\xcc\xfe\x00binary", "not a Leela Zero weights file"),  # failed in the ascii codec
+        ("w.txt", b"1\n" + b"x y\n" * 18, "not a Leela Zero weights file"),  # the layout fits, the numbers do not
+        ("model.pt", b"not a checkpoint", "not a moveorder checkpoint"),
+    ],
+)
+def test_infer_refuses_a_file_that_is_not_a_network_naming_it(tmp_path, caplog, name, content, what):
+    pos = tmp_path / "pos.sgf"
+    pos.write_text("(;GM[1]FF[4]SZ[19]AB[dd][pp]AW[dp])")
+    net = tmp_path / name
+    net.write_bytes(content)
+    code = cli.main(["infer", str(pos), "-o", str(tmp_path / "o.sgf"), "--network", str(net), "--quiet"])
+    refused(caplog, code, f"{net}: {what}")
+    assert not (tmp_path / "o.sgf").exists()
+
+
+@pytest.mark.parametrize(
+    "broken, detail",
+    [
+        ('{"id": "g2", "set": "pro" "n": 2}', "Expecting ',' delimiter"),  # no file name before (issue 24)
+        ('{"id": "g2", "stones": []}', "unexpected keyword argument 'stones'"),
+        ('["dd", "pp"]', "must be a mapping"),
+    ],
+)
+def test_infer_set_refuses_a_broken_arrangements_line_naming_the_file_and_the_line(
+    tmp_path, caplog, no_search, broken, detail
+):
+    from moveorder.arrangements import Arrangement
+
+    arr = tmp_path / "20m.jsonl"
+    good = Arrangement(id="g1", set="pro", n=2, black=["dd"], white=["pp"], actual=["dd", "pp"]).to_json()
+    arr.write_text(f"{good}\n\n{broken}\n")
+    out, table = tmp_path / "out.jsonl", tmp_path / "out.csv"
+    code = cli.main(
+        ["infer-set", "--arrangements", str(arr), "--out", str(out), "--table", str(table), "--network", FIXTURE]
+    )
+    refused(caplog, code, f"{arr}: line 3: not an arrangement", detail)
+    assert not out.exists() and not table.exists()
+
+
 def test_compressed_point_lists_are_read_and_the_answer_keeps_komi_and_players(tmp_path, capsys):
     pos = tmp_path / "pos.sgf"
     # AB[dd:ff] is 9 black stones, AW[pp:qs] 8 white ones (SGF FF[4] compressed point lists); PB in

@@ -152,8 +152,17 @@ def write_jsonl(path: Path, items) -> None:
 
 
 def load_arrangements(path: Path) -> List[Arrangement]:
-    with open(path, encoding="utf-8") as f:
-        return [Arrangement.from_json(line) for line in f if line.strip()]
+    """Every arrangement of a JSONL file; a line that is not one raises ValueError naming the file and the line."""
+    out = []
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, start=1):
+            if not raw.strip():
+                continue
+            try:
+                out.append(Arrangement.from_json(raw.decode("utf-8")))
+            except (ValueError, TypeError) as err:  # bad JSON, bad UTF-8, or fields that are not an arrangement's
+                raise ValueError(f"{path}: line {number}: not an arrangement ({type(err).__name__}: {err})") from None
+    return out
 
 
 def select_set(

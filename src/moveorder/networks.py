@@ -19,6 +19,7 @@ we, and on export we write a zero bias and a mean that carries our BN shift.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import zipfile
@@ -119,6 +120,31 @@ def _set_convbn(layer: ConvBN, w, b, mean, var):
     layer.bn.bias.data.zero_()
 
 
+def _names_the_file(what: str):
+    """Decorate a loader ``f(path)``: an error that does not name the file becomes a ValueError that does.
+
+    A file of the wrong kind otherwise fails deep in a decoder or in torch with a message such as
+    ``'ascii' codec can't decode byte 0xcc`` and no file name.
+    """
+
+    def wrap(load):
+        @functools.wraps(load)
+        def named(path):
+            try:
+                return load(path)
+            except Exception as err:
+                if str(path) in str(err):
+                    raise
+                detail = " ".join(str(err).split())
+                detail = detail if len(detail) <= 200 else detail[:197] + "..."
+                raise ValueError(f"{path}: not {what} ({type(err).__name__}: {detail})") from err
+
+        return named
+
+    return wrap
+
+
+@_names_the_file("a Leela Zero weights file (version 1 text, or that text gzipped or zipped)")
 def load_leela(path: Path) -> LeelaNet:
     """Read a Leela Zero version-1 weights file into an eval-mode :class:`LeelaNet`."""
     lines = _read_text(path).strip().split("\n")
@@ -164,6 +190,7 @@ def save_checkpoint(net: LeelaNet, path: Path, metrics: Optional[dict] = None) -
     )
 
 
+@_names_the_file("a moveorder checkpoint (the model.pt that train-policy writes)")
 def load_checkpoint(path: Path) -> LeelaNet:
     """A ``model.pt`` written by :func:`save_checkpoint`, in eval mode on the CPU."""
     state = torch.load(path, map_location="cpu", weights_only=False)
