@@ -30,15 +30,33 @@ def pro2_pool(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def trained(pro2_pool, tmp_path_factory):
-    """A small network trained here (2 blocks x 16 filters, 300 steps) on real games."""
+    """A small network trained here (2 blocks x 16 filters, 300 steps) on real games.
+
+    Trained on one torch thread, whatever the machine's cores or an earlier test left set: the network,
+    and every exact-valued check tuned on it (the exact solver's counts, the annealer's evaluations),
+    is the same on any machine with this torch. The caller's thread count is restored after."""
+    import torch
+
     from moveorder.settings import TrainConfig
     from moveorder.train import train
 
     out = tmp_path_factory.mktemp("net")
     cfg = TrainConfig(
-        blocks=2, filters=16, steps=300, batch_size=64, lr=3e-3, checkpoint_every=100, seed=1, heldout_positions=3000
+        blocks=2,
+        filters=16,
+        steps=300,
+        batch_size=64,
+        lr=3e-3,
+        checkpoint_every=100,
+        seed=1,
+        heldout_positions=3000,
+        threads=1,
     )
-    metrics = train(pro2_pool, out, cfg, device="cpu", progress=False)
+    threads = torch.get_num_threads()
+    try:
+        metrics = train(pro2_pool, out, cfg, device="cpu", progress=False)
+    finally:
+        torch.set_num_threads(threads)
     return out, metrics, cfg
 
 

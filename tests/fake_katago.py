@@ -34,9 +34,11 @@ for line in sys.stdin:
         marker = ""  # only the first query waits
     if mode == "hangup-once" and not os.path.exists(marker):  # closes its input, then lingers: poll() says alive
         open(marker, "w").close()
+        # Input closed before the reply: the client's next write can only break the pipe (closed after
+        # it, a write in between would sit in a pipe no one reads, and the client would wait its timeout).
+        os.close(0)
         t = q["analyzeTurns"][0]
         print(json.dumps({"id": q["id"], "turnNumber": t, "rootInfo": {"scoreLead": float(t)}}), flush=True)
-        os.close(0)
         time.sleep(60)
         os._exit(3)
     if mode == "die-once" and not os.path.exists(marker):

@@ -56,15 +56,27 @@ def test_neighbours_reach_every_move_of_their_kind():
     assert results == expected
 
 
+def kind_of_change(old, new):
+    """Which neighbour turned ``old`` into ``new``, from the change alone: two stones of one colour
+    swapped (swp2), three of one colour rotated (rot3), or stones of both colours moved (mov2)."""
+    changed = [k for k in range(len(old)) if old[k] != new[k]]
+    if {k % 2 for k in changed} == {0, 1}:
+        return "mov2"
+    if len(changed) == 2 and new[changed[0]] == old[changed[1]] and new[changed[1]] == old[changed[0]]:
+        return "swp2"
+    if len(changed) == 3 and sorted(new[k] for k in changed) == sorted(old[k] for k in changed):
+        return "rot3"
+    return f"{len(changed)} changed"
+
+
 def test_mix_uses_each_in_turn():
-    seqs = torch.arange(20)[None, :]
-    rand = sa.ChainRandom([sa.chain_keys(0, 0, 0)], "cpu")
-    kinds = []
-    for t in range(6):
+    """The paper's mix: swp2, mov2, rot3, swp2, ... by iteration, in many chains (each its own draws)."""
+    seqs = torch.arange(20).repeat(50, 1)
+    rand = sa.ChainRandom([sa.chain_keys(0, c, 0) for c in range(50)], "cpu")
+    for t in range(9):
         new, lo, hi = sa.propose("mix", t, seqs, rand.draws(t))
-        moved = new[0] != seqs[0]
-        kinds.append("mov2" if moved[0::2].any() and moved[1::2].any() else "same-colour")
-    assert kinds[1] == kinds[4] == "mov2" and kinds[0] == kinds[2] == "same-colour"
+        kinds = {kind_of_change(seqs[c].tolist(), new[c].tolist()) for c in range(50)}
+        assert kinds == {("swp2", "mov2", "rot3")[t % 3]}, (t, kinds)
 
 
 def test_counter_based_draws_depend_on_their_keys_only():

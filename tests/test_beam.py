@@ -78,11 +78,40 @@ def test_the_ranked_beam_keeps_half_by_likelihood_and_fills_by_score():
     assert _ranked(ll, owner, 1, score).tolist() == [2, 7]  # width 1: no likelihood half, the best score
 
 
-def test_the_plain_beam_ranks_by_likelihood_alone(model, real_games):
-    """future 0 is the plain beam: the same orders whatever else changes; future > 0 ranks otherwise."""
-    arrs = [clip(r, 16, "pro") for r in real_games[80:86]]
+def reference_plain_beam(model, black, white, width):
+    """The plain beam written out move by move, scoring each child with ``log_probs`` at its last move:
+    children of the kept prefixes (stones in index order), prefixes that give the network the same
+    input merged (same stones up to 8 moves ago, same last 7 moves: keep the likelier), then the
+    ``width`` likeliest. Returns the likeliest complete order and its log-likelihood."""
+    n = len(black) + len(white)
+    kept = [((), 0.0)]
+    for i in range(n):
+        side = black if i % 2 == 0 else white
+        children = [(p + (s,), ll) for p, ll in kept for s in sorted(side) if s not in p]
+        full = []  # each child completed with its free stones, so that every position is a real one
+        for c, _ in children:
+            rest_b = [s for s in sorted(black) if s not in c]
+            rest_w = [s for s in sorted(white) if s not in c]
+            full.append(list(c) + [(rest_b if k % 2 == 0 else rest_w).pop(0) for k in range(i + 1, n)])
+        terms = model.log_probs(torch.tensor(full), torch.full((len(full), 1), i)).squeeze(1).tolist()
+        scored = [(c, ll + t) for (c, ll), t in zip(children, terms)]
+        merged = {}
+        for c, ll in scored:
+            key = (frozenset(c[: max(0, i + 1 - 7)]), c[max(0, i + 1 - 7) :])
+            if key not in merged or ll > merged[key][1]:
+                merged[key] = (c, ll)
+        kept = sorted(merged.values(), key=lambda x: -x[1])[: width if i + 1 < n else 1]
+    return list(kept[0][0]), kept[0][1]
+
+
+def test_the_plain_beam_keeps_the_likeliest_prefixes(model, real_games):
+    """future 0 (the default) is the plain beam: at each move number the ``width`` likeliest prefixes,
+    as the reference above finds them; future > 0 ranks otherwise."""
+    arrs = [clip(r, 12, "pro") for r in real_games[80:86]]
     pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
     ev = PositionEvaluator(model, cache_size=0)
     plain = beam_search(ev, pairs, width=4)
-    assert beam_search(ev, pairs, width=4, future=0.0) == plain
+    for (b, w), found in zip(pairs, plain):
+        order, ll = reference_plain_beam(model, b, w, 4)
+        assert found[0][0] == order and found[0][1] == pytest.approx(ll, abs=1e-9)
     assert beam_search(ev, pairs, width=4, future=1.0) != plain

@@ -75,5 +75,11 @@ def test_inference_table_and_command(trained, tmp_path):
     table = pd.read_csv(tmp_path / "t.csv")
     assert table.loc[0, "top1_accuracy"] == metrics["top1_accuracy"]
     text = (tmp_path / "t.md").read_text()
-    assert "pro2 (top-1)" in text and "LGM slope" in text or "lgm_slope" in text
-    assert pd.read_csv(tmp_path / "i.csv").loc[0, "network"] == "trained-pro2"
+    # The grid of top-1 accuracy, the held-out table and the inference table, each under its heading.
+    assert "pro2 (top-1)" in text and "LGM slope" in text and "lgm_slope" in text
+    row = pd.read_csv(tmp_path / "i.csv").loc[0]
+    assert row["network"] == "trained-pro2" and row["arrangements"] == len(inferred)
+    # The slope through the origin of a.csv's points, as the paper draws it: sum(x y) / sum(x x).
+    x, y = inferred["actual_lgm"], inferred["lgm"]
+    assert row["lgm_slope"] == pytest.approx(float((x * y).sum() / (x * x).sum()), rel=1e-12)
+    assert f"{row['lgm_slope']:.3f}" in text

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Mutation testing of the pure modules (issue 27), outside CI: it is slow (minutes a module on 2 cores).
+#
+#   bash scripts/mutation.sh                 # every module below
+#   bash scripts/mutation.sh metrics loss    # some of them
+#
+# Each module is mutated by mutmut (pip install -e ".[dev]") against its own fast test file only, in a
+# copy of src/ and tests/ under $MUTATION_DIR (default /tmp/moveorder-mutation/MODULE), so the checkout
+# is left alone. One line a module: killed / all mutants and the score; the survivors' names follow
+# (`mutmut show NAME` in that module's folder prints the diff). docs/testing.md has the last results.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+PY=${PYTHON:-$REPO/.venv/bin/python}
+MUTMUT=${MUTMUT:-$(dirname "$PY")/mutmut}
+[ -x "$MUTMUT" ] || { echo "mutation: no $MUTMUT; pip install -e '.[dev]'" >&2; exit 2; }
+BASE=${MUTATION_DIR:-/tmp/moveorder-mutation}
+MODULES=("$@")
+[ ${#MODULES[@]} -gt 0 ] || MODULES=(metrics loss coords board features report sweeps settings)
+CHILDREN=${MUTATION_CHILDREN:-2}
+
+for m in "${MODULES[@]}"; do
+  [ -f "src/moveorder/$m.py" ] && [ -f "tests/test_$m.py" ] || { echo "mutation: no module or tests for $m" >&2; exit 2; }
+  dir=$BASE/$m
+  rm -rf "$dir" && mkdir -p "$dir/main"
+  cp -r src tests "$dir/main/"
+  find "$dir/main" -name __pycache__ -prune -exec rm -rf {} +
+  # The tests find ../shared (the leelaz fixture network) beside the checkout; mutmut runs them from a
+  # copy in main/mutants/, so main/shared is there too.
+  ln -s "$(cd "$REPO/.." && pwd)/shared" "$dir/shared"
+  ln -s "$(cd "$REPO/.." && pwd)/shared" "$dir/main/shared"
+  grep -v '^\[tool.mutmut\]' pyproject.toml >"$dir/main/pyproject.toml"
+  cat >"$dir/main/setup.cfg" <<EOF
+[mutmut]
+source_paths = src/
+only_mutate = src/moveorder/$m.py
+pytest_add_cli_args_test_selection = tests/test_$m.py
+pytest_add_cli_args = -p no:cacheprovider
+EOF
+  (cd "$dir/main" && "$MUTMUT" run --max-children "$CHILDREN" >"$dir/run.log" 2>&1) || {
+    echo "mutation: mutmut failed for $m (log: $dir/run.log)" >&2
+    tail -20 "$dir/run.log" >&2
+    exit 1
+  }
+  (cd "$dir/main" && "$MUTMUT" results --all true >"$dir/results.txt" 2>&1 || true)
+  "$PY" - "$m" "$dir/results.txt" <<'EOF'
+import collections, sys
+module, path = sys.argv[1], sys.argv[2]
+status = {}
+for line in open(path):
+    if ":" in line and line.strip().startswith("moveorder."):
+        name, st = line.strip().rsplit(":", 1)
+        status[name.strip()] = st.strip()
+count = collections.Counter(status.values())
+total = len(status)
+killed = count.get("killed", 0) + count.get("timeout", 0)
+print(f"{module}: {killed} / {total} killed ({100 * killed / max(total, 1):.1f}%)  {dict(count)}")
+for name, st in sorted(status.items()):
+    if st not in ("killed", "timeout"):
+        print(f"  {st}: {name}")
+EOF
+done
