@@ -1,22 +1,25 @@
 """Inference outputs: a whole set (resumable), and the one-position command line tool."""
 
+import math
+
 import pytest
+import torch
 from sgfmill import sgf
 
 import helpers
 from helpers import OPENING, make_sgf
-from moveorder import cli
-from moveorder.annealing import AnnealConfig
+from moveorder import cli, inference
+from moveorder.annealing import AnnealConfig, lgm
 from moveorder.arrangements import clip, write_jsonl
 from moveorder.coords import sgf_to_lz
-from moveorder.inference import infer_set, load_results, write_table
+from moveorder.inference import infer_arrangements, infer_set, load_results, matching_prefix, write_table
 from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.records import load_records
 
 FIXTURE = str(helpers.FIXTURE)
 
 
-def test_infer_set_resumes_and_matches_a_full_run(tmp_path, pro2_pool):
+def test_infer_set_resumes_and_matches_a_full_run(tmp_path, pro2_pool, monkeypatch):
     arrs = [clip(r, 12, "pro") for r in load_records(pro2_pool)[:5]]
     write_jsonl(tmp_path / "12m.jsonl", arrs)
     cfg = AnnealConfig(iterations=60, trials=2, seed=4)
@@ -28,21 +31,44 @@ def test_infer_set_resumes_and_matches_a_full_run(tmp_path, pro2_pool):
     # A job killed after two arrangements, half-way through writing the third line.
     part = tmp_path / "part.jsonl"
     part.write_text("\n".join(lines[:2]) + "\n" + lines[2][:30])
-    scorer = PositionEvaluator(model)
-    infer_set(tmp_path / "12m.jsonl", part, scorer, cfg, chunk=2)
+    inferred_ids = []
+
+    def spy(evaluator, batch, *args, **kw):
+        inferred_ids.extend(a.id for a in batch)
+        return infer_arrangements(evaluator, batch, *args, **kw)
+
+    monkeypatch.setattr(inference, "infer_arrangements", spy)
+    infer_set(tmp_path / "12m.jsonl", part, PositionEvaluator(model), cfg, chunk=2)
     assert part.read_text().splitlines() == lines
-    assert scorer.requests > 0  # it did the missing three ...
-    again = PositionEvaluator(model)
-    infer_set(tmp_path / "12m.jsonl", part, again, cfg, chunk=2)
-    assert again.requests == 0  # ... and a finished file is left alone
+    assert inferred_ids == [a.id for a in arrs[2:]]  # it did the missing three, and only them ...
+    inferred_ids.clear()
+    infer_set(tmp_path / "12m.jsonl", part, PositionEvaluator(model), cfg, chunk=2)
+    assert inferred_ids == []  # ... and a finished file is left alone
     rows = load_results(full)
     for r, a in zip(rows, arrs):
         assert sorted(r["inferred"][0::2]) == a.black and sorted(r["inferred"][1::2]) == a.white
         assert r["lgm"] == pytest.approx(max(r["trial_lgms"]))
         assert r["exact_match"] == (r["inferred"] == a.actual)
-        assert r["matching_prefix"] <= r["matching_moves"] <= 12
+        # The paper's numbers, by hand: each order's log-likelihood scored move by move, LGM its n-th root.
+        for which, key in (("inferred", "log_likelihood"), ("actual", "actual_log_likelihood")):
+            ll = float(model.log_probs(torch.tensor([sgf_to_lz(r[which])])).sum())
+            assert r[key] == pytest.approx(ll, abs=1e-9)
+        assert r["lgm"] == pytest.approx(math.exp(r["log_likelihood"] / 12), rel=1e-12)
+        assert r["actual_lgm"] == pytest.approx(math.exp(r["actual_log_likelihood"] / 12), rel=1e-12)
+        prefix = next((k for k in range(12) if r["inferred"][k] != a.actual[k]), 12)
+        assert r["matching_prefix"] == prefix
+        assert r["matching_moves"] == sum(x == y for x, y in zip(r["inferred"], a.actual))
     df = write_table(rows, tmp_path / "t.csv", tmp_path / "sgf", network="fixture")
     assert len(df) == 5 and (tmp_path / "sgf" / f"{rows[0]['id']}.sgf").exists()
+
+
+def test_lgm_and_matching_moves_by_hand():
+    """The likelihood geometric mean is the n-th root of the product of the n move probabilities."""
+    assert lgm(math.log(0.5) * 4, 4) == pytest.approx(0.5, rel=1e-15)
+    assert lgm(math.log(0.2 * 0.3 * 0.6), 3) == pytest.approx((0.2 * 0.3 * 0.6) ** (1 / 3), rel=1e-15)
+    assert matching_prefix(["pd", "dp", "qp", "dd"], ["pd", "dp", "dd", "qp"]) == 2
+    assert matching_prefix(["pd", "dp"], ["pd", "dp"]) == 2 and matching_prefix(["dp"], ["pd"]) == 0
+    assert matching_prefix(["pd", "dp", "qp"], ["pd", "dp"]) == 2  # the shorter one ends the prefix
 
 
 def test_legal_only_and_symmetries_reach_infer_set(tmp_path, pro2_pool):

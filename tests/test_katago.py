@@ -4,7 +4,6 @@ import math
 import os
 import signal
 import sys
-import threading
 
 import pytest
 
@@ -94,23 +93,41 @@ def test_a_pool_analysis_depends_on_the_position_alone(tmp_path):
     assert leads(forwards) == leads(backwards)
 
 
-def test_killed_engine_is_restarted_and_every_turn_answered_once(engine):
-    moves = [["B", "Q16"], ["W", "D4"], ["B", "Q4"], ["W", "D16"], ["B", "C3"], ["W", "C4"]] * 2
-    moves = [[c, m] for c, m in moves[:6]] + [["B", "R10"], ["W", "C10"], ["B", "K16"], ["W", "K4"]]
+def test_killed_engine_is_restarted_and_every_turn_answered_once(engine, monkeypatch):
+    """The engine dies with the query in its input and no reply written (stopped before the query is
+    sent, killed as soon as it is): whatever the machine's load, a restart, and every turn answered
+    once. (Killed half-way, a turn answered before the death is not asked again: the stand-in's die-once.)"""
+    moves = [["B", "Q16"], ["W", "D4"], ["B", "Q4"], ["W", "D16"], ["B", "C3"], ["W", "C4"]]
+    moves += [["B", "R10"], ["W", "C10"], ["B", "K16"], ["W", "K4"]]
     seen = []
-    killed = threading.Event()
+    victim = engine.proc
+    send = engine._send
 
-    def on_result(qid, turn, reply):
-        seen.append((qid, turn))
-        if not killed.is_set():
-            killed.set()
-            os.kill(engine.proc.pid, signal.SIGKILL)
+    def send_then_kill(q):
+        ok = send(q)
+        if engine.proc is victim and victim.poll() is None:
+            os.kill(victim.pid, signal.SIGKILL)
+        return ok
 
-    before = engine.restarts
-    res = engine.analyze([query("k", moves, range(11), visits=16)], on_result=on_result)
-    assert engine.restarts == before + 1
+    before, sent = engine.restarts, engine.sent_queries
+    os.kill(victim.pid, signal.SIGSTOP)  # it reads nothing and answers nothing until killed
+    monkeypatch.setattr(engine, "_send", send_then_kill)
+    res = engine.analyze([query("k", moves, range(11), visits=16)], on_result=lambda q, t, r: seen.append((q, t)))
+    assert victim.wait(timeout=30) == -signal.SIGKILL and engine.proc is not victim
+    assert engine.restarts == before + 1 and engine.sent_queries == sent + 2  # the query, then again
     assert sorted(t for _, t in res) == list(range(11))
     assert sorted(seen) == sorted(set(seen)) and len(seen) == 11
+
+
+def test_real_engine_error_and_warning_replies(engine, caplog):
+    """KataGo's own replies: a komi it refuses is an error naming the query and the field; an unknown
+    field is a warning (logged with the query) and the query is still answered."""
+    for komi in (1000, 7.25):
+        with pytest.raises(KataGoError, match=r"'komi'.*half-integer.*\(field komi\)"):
+            engine.analyze([query("komi", [], [0], komi=komi)])
+    res = engine.analyze([query("typo", [["B", "Q16"]], [0, 1], visits=2, maxVisit=9)])
+    assert sorted(res) == [("typo", 0), ("typo", 1)]
+    assert "Unexpected or unused field" in caplog.text and "'typo'" in caplog.text and "maxVisit" in caplog.text
 
 
 # --- the protocol layer, against a stand-in process -----------------------------------

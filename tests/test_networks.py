@@ -1,7 +1,6 @@
 """Our torch Leela Zero network against the real leelaz, the weights format, and training."""
 
 import json
-import math
 
 import numpy as np
 import pytest
@@ -85,9 +84,19 @@ def test_fixture_matches_leelaz():
 
 def test_trained_network_learns_and_exports(trained):
     out, metrics, _ = trained
-    # Better than uniform over 362 outputs (top-1 1/362, log-likelihood -5.89), even after 300 small steps.
-    assert metrics["top1_accuracy"] > 3 / 362
-    assert metrics["mean_log_likelihood"] > math.log(1 / 362) + 0.2
+    # 300 small steps on one thread (conftest): held out, top-1 0.0113 (26 of 2,307 positions) and a mean
+    # log-likelihood of -5.662, against 1/362 and -5.89 for a uniform policy; a network that learned
+    # nothing (say, no optimiser steps) stays at about those.
+    assert metrics["positions"] == 2307 and metrics["top1_accuracy"] >= 20 / 2307
+    assert metrics["mean_log_likelihood"] > -5.68
+    # What professionals do, which a uniform or scrambled policy does not: on the empty board the third
+    # and fourth lines (the 3-3, 3-4, 4-4 openings) get well over uniform, the first line almost nothing.
+    empty = sequence_planes(torch.tensor([[0]]), torch.tensor([[0]])).view(1, 18, 19, 19)
+    with torch.no_grad():
+        p = policy_probs(load_policy(out / "model.pt"), empty)[0]
+    line = [min(r, c, 18 - r, 18 - c) + 1 for r, c in map(coords.from_lz, range(361))]
+    mean_on = {k: float(np.mean([float(p[i]) for i in range(361) if line[i] == k])) * 361 for k in (1, 3, 4)}
+    assert mean_on[3] > 2 and mean_on[4] > 2 and mean_on[1] < 0.1, mean_on
     assert json.loads((out / "metrics.json").read_text())["top1_accuracy"] == metrics["top1_accuracy"]
     ours = load_policy(out / "model.pt")
     exported = load_policy(out / "policy.txt.gz")

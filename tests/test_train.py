@@ -9,6 +9,7 @@ import torch
 
 from helpers import capture_at_30, filler_moves, handicap_sgf, make_sgf
 from moveorder import coords
+from moveorder.cross_level import heldout_table
 from moveorder.features import board_history_planes
 from moveorder.networks import SYMMETRY_MAPS, LeelaNet, symmetry_planes
 from moveorder.records import load_records, read_sgf
@@ -117,7 +118,15 @@ def test_value_head_is_optional(pro2_pool, tmp_path):
         net.load_state_dict(torch.load(out / "model.pt", weights_only=False)["model"])
         same = all(torch.equal(a, b) for a, b in zip(value_params(net), initial))
         assert same == (not on), on  # without the head, its weights stay as initialised
-        assert m["top1_accuracy"] >= 0 and json.loads((out / "metrics.json").read_text())["config"]["value_head"] == on
+        assert json.loads((out / "metrics.json").read_text())["config"]["value_head"] == on
+        # The held-out figures are the saved network's, read back from model.pt and re-evaluated on the
+        # same held-out positions (200: a share of them is a whole number of positions).
+        again = heldout_table(
+            {"net": out / "model.pt"}, {"pool": pro2_pool}, TrainConfig().heldout_fraction, 3, 200
+        ).iloc[0]
+        assert m["positions"] == again["positions"] == 200 and (m["top1_accuracy"] * 200) % 1 == 0
+        assert again["top1_accuracy"] == m["top1_accuracy"]
+        assert again["mean_log_likelihood"] == pytest.approx(m["mean_log_likelihood"], abs=1e-9)
         # Where the time went, and the share of step time spent assembling batches.
         assert 0 <= m["data_share"] < 1 and m["seconds"]["compute"] > 0
     # Policy-only training repeats itself bit for bit too.

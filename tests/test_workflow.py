@@ -21,7 +21,8 @@ def test_bad_config_is_rejected_with_reason(tmp_path):
     cfg = tmp_path / "bad.yaml"
     cfg.write_text("selection:\n  games: 0\n")
     proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
-    assert proc.returncode != 0 and "games" in proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "0 is less than the minimum of 1" in out and "['selection']['games']" in out
     cfg.write_text("katago:\n  max_batch: 8\n")
     proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
     assert proc.returncode != 0 and "config: katago: max_batch > 1 needs shared_cache" in proc.stdout + proc.stderr
@@ -202,7 +203,9 @@ def test_method_is_in_config_run_names_and_sweeps(tmp_path):
     cfg = tmp_path / "bad.yaml"
     cfg.write_text(yaml.safe_dump({"sets": ["pro"], "inference": {"method": "greedy"}}))
     proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
-    assert proc.returncode != 0 and "method" in proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "'greedy' is not one of ['anneal', 'beam', 'beam+anneal']" in out
+    assert "['inference']['method']" in out
 
 
 def test_init_beam_is_annealing_from_the_beams_orders_under_one_name(tmp_path):
