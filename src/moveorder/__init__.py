@@ -10,7 +10,7 @@ The stages, in the order data flows through them (module; Snakemake rule file; `
 stage                           modules                                  rule file               verb
 ==============================  =======================================  ======================  ======================
 records: download, unpack,      download, archives, records, board       workflow/rules/data.smk download, extract,
-qualify                                                                                          filter
+qualify                         tygem                                                            filter
 arrangements: evaluation games  arrangements                             workflow/rules/data.smk select
 clipped to n moves; the pool
 likelihood: our networks and    networks, features, train, likelihood,   networks.smk            train-policy,
