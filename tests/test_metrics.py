@@ -38,3 +38,62 @@ def test_summary_counts_every_arrangement_and_rates():
         )
     )
     assert list(both["lgm"]) == [0.2]
+
+
+def test_slope_and_share_on_hand_values():
+    assert slope_through_origin([2.0], [3.0]) == 1.5  # one point is enough
+    assert slope_through_origin([2**40, 2**41], [2**40, 2**41]) == 1.0  # as floats: no integer overflow
+    for x in ([], [0.0, 0.0]):
+        with pytest.raises(ValueError, match="need at least one non-zero x for a slope"):
+            slope_through_origin(x, [1.0] * len(x))
+    # A tie up to rtol * |x| counts (1 - 1e-9 is exactly x - rtol * x here); 1e-9 below 0.2 is 5 rtols below.
+    assert share_on_or_above([1.0], [1.0 - 1e-9]) == 1.0
+    assert share_on_or_above([0.2], [0.2 - 1e-9]) == 0.0
+    assert share_on_or_above([1, 2], [1, 1]) == 0.5
+
+
+def test_summary_row_by_hand():
+    inferred = pd.DataFrame(
+        {
+            "actual_lgm": [0.1, 0.2, 0.4],
+            "lgm": [0.2, 0.2, 0.2],
+            "exact_match": [False, True, False],
+            "matching_prefix": [1, 20, 3],
+            "matching_moves": [4, 20, 8],
+            "trial_std": [0.0, 0.03, 0.06],
+        }
+    )
+    scored = pd.DataFrame({"loss_actual": [1.0, 2.0, 2.0], "loss_inferred": [0.5, 2.0, 4.0]})
+    row = summarize(inferred, scored)
+    expected = {
+        "arrangements": 3,
+        "share_on_or_above": 2 / 3,
+        "lgm_slope": (0.02 + 0.04 + 0.08) / (0.01 + 0.04 + 0.16),
+        "exact_match_rate": 1 / 3,
+        "mean_matching_prefix": 8.0,
+        "mean_matching_moves": 32 / 3,
+        "mean_trial_std": 0.03,
+        "mean_lgm_inferred": 0.2,
+        "mean_lgm_actual": 0.7 / 3,
+        "loss_slope": (0.5 + 4.0 + 8.0) / (1.0 + 4.0 + 4.0),
+        "mean_loss_actual": 5 / 3,
+        "mean_loss_inferred": 6.5 / 3,
+        "share_loss_lower": 1 / 3,  # a tie is not lower
+    }
+    assert row == pytest.approx(expected, rel=1e-12) and list(row) == list(expected)
+    assert "loss_slope" not in summarize(inferred, scored.iloc[:0])  # an empty score table: no loss columns
+
+
+def test_better_both_ways_by_hand():
+    scored = pd.DataFrame(
+        {
+            "id": ["tie-lgm", "gain2", "tie-loss", "gain4", "worse"],
+            "lgm": [0.2, 0.2, 0.3, 0.4, 0.1],
+            "actual_lgm": [0.2, 0.1, 0.1, 0.1, 0.2],
+            "loss_inferred": [0.5, 0.5, 1.0, 0.9, 0.5],
+            "loss_actual": [1.0, 1.0, 1.0, 1.0, 1.0],
+        }
+    )
+    both = better_both_ways(scored)
+    assert list(both["id"]) == ["gain4", "gain2"]  # strictly better both ways, the larger gain first
+    assert list(both["gain"]) == pytest.approx([4.0, 2.0], rel=1e-12)
