@@ -63,3 +63,62 @@ def test_groups_without_liberties():
     b = gb.from_stones(black=[(0, 0)], white=[(0, 1), (1, 0)])
     assert gb.groups_without_liberties(b) == [[(0, 0)]]
     assert gb.groups_without_liberties(gb.from_stones([(3, 3)], [(15, 15)])) == []
+
+
+def test_adjacent_points_by_hand():
+    # 3x3, flat top row first: 0 1 2 / 3 4 5 / 6 7 8; up, down, left, right.
+    assert gb.adjacent_points(3) == [
+        (3, 1),
+        (4, 0, 2),
+        (5, 1),
+        (0, 6, 4),
+        (1, 7, 3, 5),
+        (2, 8, 4),
+        (3, 7),
+        (4, 6, 8),
+        (5, 7),
+    ]
+    assert gb.adjacent_points(4)[5] == (1, 9, 4, 6) and gb.adjacent_points(4) is gb.adjacent_points(4)
+
+
+def test_a_small_board_names_its_points_by_its_size():
+    """9x9: points, captures and messages on that board (GTP rows count from 9)."""
+    b = gb.Board(9)
+    assert b.play(gb.BLACK, coords.from_gtp("B8", 9)) == 0 and b.get((1, 1)) == gb.BLACK
+    assert b.points[1 * 9 + 1] == gb.BLACK and sum(b.points) == gb.BLACK
+    with pytest.raises(gb.IllegalMove, match="^B8 is occupied$"):
+        b.play(gb.WHITE, (1, 1))
+    s = gb.from_stones([coords.from_gtp(p, 9) for p in ["A8", "B9"]], [], 9)
+    with pytest.raises(gb.IllegalMove, match="^A9 is suicide$"):
+        s.play(gb.WHITE, coords.from_gtp("A9", 9))
+    ko = gb.from_stones(
+        [coords.from_gtp(p, 9) for p in ["B4", "C3", "C5"]],
+        [coords.from_gtp(p, 9) for p in ["D3", "D5", "E4", "C4"]],
+        9,
+    )
+    assert ko.play(gb.BLACK, coords.from_gtp("D4", 9)) == 1
+    with pytest.raises(gb.IllegalMove, match="^C4 retakes a ko$"):
+        ko.play(gb.WHITE, coords.from_gtp("C4", 9))
+
+
+def test_a_long_chain_is_captured_whole_and_ko_only_after_a_single_stone_recapture():
+    # White's three stones on the top edge, A19 B19 C19, taken by Black D19 with A18 B18 C18 in place.
+    b = gb.from_stones(
+        [coords.from_gtp(p) for p in ["A18", "B18", "C18"]], [coords.from_gtp(p) for p in ["A19", "B19", "C19"]]
+    )
+    assert b.play(gb.BLACK, coords.from_gtp("D19")) == 3 and b.ko is None
+    assert b.stones(gb.WHITE) == []
+    # One stone takes one stone but keeps two liberties: not a ko (White may not play there: suicide).
+    c = gb.from_stones([coords.from_gtp("B1")], [coords.from_gtp("A1")])
+    assert c.play(gb.BLACK, coords.from_gtp("A2")) == 1 and c.ko is None
+    with pytest.raises(gb.IllegalMove, match="^A1 is suicide$"):
+        c.play(gb.WHITE, coords.from_gtp("A1"))
+    assert c.play(gb.WHITE, None) == 0 and c.ko is None
+
+
+def test_a_copy_is_independent():
+    b = gb.from_stones([(3, 3)], [(15, 15)])
+    c = b.copy()
+    assert c.points == b.points and c.ko is b.ko and c.size == 19
+    c.play(gb.BLACK, (0, 0))
+    assert b.get((0, 0)) == gb.EMPTY and c.get((0, 0)) == gb.BLACK

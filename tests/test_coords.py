@@ -88,3 +88,38 @@ def test_leela_zero_index_against_leelaz():
     grid = heatmaps(str(FIXTURE), [moves])[0]
     zeros = sorted(int(k) for k in (grid[:361] == 0).nonzero()[0])
     assert zeros == sorted(coords.to_lz(coords.from_gtp(m)) for m in moves)
+
+
+@pytest.mark.parametrize("size", [9, 20, 25])
+def test_other_board_sizes_against_sgfmill(size):
+    """Every conversion takes the board size through: each point of a 9x9, 20x20 and 25x25 board against
+    sgfmill (SGF and GTP on that size; Leela Zero's index is sgfmill's row times size plus column)."""
+    last = coords.SGF_LETTERS[size - 1]
+    for sgf_point in (f"{a}{b}" for a in ("a", "b", last) for b in ("a", "c", last)):
+        sgfmill_point = sgf_properties.interpret_go_point(sgf_point.encode(), size)
+        lz = sgfmill_point[0] * size + sgfmill_point[1]
+        flat = (size - 1 - sgfmill_point[0]) * size + sgfmill_point[1]
+        assert coords.sgf_to_lz([sgf_point], size) == [lz] and coords.lz_to_sgf([lz], size) == [sgf_point]
+        assert coords.sgf_to_gtp([sgf_point], size) == [common.format_vertex(sgfmill_point)]
+        assert coords.flat_to_lz(flat, size) == lz and coords.lz_to_flat(lz, size) == flat
+        assert coords.lz_to_flat_table(size)[lz] == flat
+        assert coords.from_sgf_string(sgf_point * 2, size) == [coords.from_sgf(sgf_point, size)] * 2
+        assert coords.to_sgf_string([coords.from_sgf(sgf_point, size), None], size) == sgf_point + "tt"
+    # "tt" is a pass up to 19x19 (FF[3]); from 20x20 it is the point at column t, row t.
+    assert (coords.from_sgf("tt", size) is None) == (size <= 19)
+
+
+def test_errors_name_the_input():
+    with pytest.raises(ValueError, match=r"^point \(0, 19\) is off a 19x19 board$"):
+        coords.to_flat((0, 19))
+    with pytest.raises(ValueError, match=r"^point \(9, 0\) is off a 9x9 board$"):
+        coords.sgf_to_lz(["aj"], 9)
+    for bad in ("a!", "!a", "abc"):
+        with pytest.raises(ValueError, match=rf"^not an SGF point: '{bad}'$"):
+            coords.from_sgf(bad)
+    with pytest.raises(ValueError, match=r"^not a GTP vertex: 'I5'$"):
+        coords.from_gtp("i5")
+    with pytest.raises(ValueError, match=r"^flat index 362 out of range for size 19$"):
+        coords.from_flat(362)
+    with pytest.raises(ValueError, match=r"^Leela Zero index -1 out of range for size 19$"):
+        coords.from_lz(-1)

@@ -53,7 +53,7 @@ def test_move_losses_rows_and_refusals():
     assert rows == [{"delta_max": 2.0, "delta": 0.5, "loss": 1.5}]
     with pytest.raises(ValueError, match=r"delta_max 'mean': expected one of \('best_move', 'root'\)"):
         move_losses([], [], delta_max="mean")
-    with pytest.raises(ValueError, match="before and after must have one analysis per move"):
+    with pytest.raises(ValueError, match="^before and after must have one analysis per move$"):
         move_losses([{"best_lead": 0.0, "root_lead": 0.0}], [])
-    with pytest.raises(ValueError, match="a sequence with no moves has no loss"):
+    with pytest.raises(ValueError, match="^a sequence with no moves has no loss$"):
         sequence_loss([])

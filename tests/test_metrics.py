@@ -44,7 +44,7 @@ def test_slope_and_share_on_hand_values():
     assert slope_through_origin([2.0], [3.0]) == 1.5  # one point is enough
     assert slope_through_origin([2**40, 2**41], [2**40, 2**41]) == 1.0  # as floats: no integer overflow
     for x in ([], [0.0, 0.0]):
-        with pytest.raises(ValueError, match="need at least one non-zero x for a slope"):
+        with pytest.raises(ValueError, match="^need at least one non-zero x for a slope$"):
             slope_through_origin(x, [1.0] * len(x))
     # A tie up to rtol * |x| counts (1 - 1e-9 is exactly x - rtol * x here); 1e-9 below 0.2 is 5 rtols below.
     assert share_on_or_above([1.0], [1.0 - 1e-9]) == 1.0
