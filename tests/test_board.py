@@ -66,6 +66,8 @@ def test_groups_without_liberties():
 
 
 def test_adjacent_points_by_hand():
+    gb._NEIGHBOURS.pop(3, None)  # the table computed here, not one an earlier test left in the cache
+    gb._NEIGHBOURS.pop(4, None)
     # 3x3, flat top row first: 0 1 2 / 3 4 5 / 6 7 8; up, down, left, right.
     assert gb.adjacent_points(3) == [
         (3, 1),
@@ -122,3 +124,15 @@ def test_a_copy_is_independent():
     assert c.points == b.points and c.ko is b.ko and c.size == 19
     c.play(gb.BLACK, (0, 0))
     assert b.get((0, 0)) == gb.EMPTY and c.get((0, 0)) == gb.BLACK
+
+
+def test_stones_and_positions_by_hand():
+    b = gb.from_stones([(3, 3)], [(15, 15), (0, 1)])
+    assert b.stones(gb.WHITE) == [(0, 1), (15, 15)] and b.stones(gb.BLACK) == [(3, 3)]
+    with pytest.raises(ValueError, match="^D16 holds two stones$"):
+        gb.from_stones([(3, 3)], [(3, 3)])
+    with pytest.raises(ValueError, match="^B8 holds two stones$"):
+        gb.from_stones([(1, 1)], [(1, 1)], 9)
+    assert gb.Board().ko is None and gb.Board(9).points == [gb.EMPTY] * 81
+    # An eye (an empty point with no empty neighbour) is not a group without liberties.
+    assert gb.groups_without_liberties(gb.from_stones([(0, 1), (1, 0)], [])) == []
