@@ -18,6 +18,9 @@ BASE=${MUTATION_DIR:-/tmp/moveorder-mutation}
 MODULES=("$@")
 [ ${#MODULES[@]} -gt 0 ] || MODULES=(metrics loss coords board features report sweeps settings)
 CHILDREN=${MUTATION_CHILDREN:-2}
+# mutmut forks a process per mutant from one that has imported torch: with OpenMP's thread pool already
+# started, a forked child can hang in its first parallel region (and count as killed by timeout).
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 for m in "${MODULES[@]}"; do
   [ -f "src/moveorder/$m.py" ] && [ -f "tests/test_$m.py" ] || { echo "mutation: no module or tests for $m" >&2; exit 2; }
