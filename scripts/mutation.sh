@@ -5,9 +5,10 @@
 #   bash scripts/mutation.sh metrics loss    # some of them
 #
 # Each module is mutated by mutmut (pip install -e ".[dev]") against its own fast test file only, in a
-# copy of src/ and tests/ under $MUTATION_DIR (default /tmp/moveorder-mutation/MODULE), so the checkout
-# is left alone. One line a module: killed / all mutants and the score; the survivors' names follow
-# (`mutmut show NAME` in that module's folder prints the diff). docs/testing.md has the last results.
+# copy of src/, tests/ and config/ under $MUTATION_DIR (default /tmp/moveorder-mutation/MODULE), so the
+# checkout is left alone; MUTATION_REF=COMMIT takes them from a commit instead of the working tree.
+# One line a module: killed / all mutants and the score; the survivors' names follow (`mutmut show NAME`
+# in that module's main/ folder prints the diff). docs/testing.md has the last results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
@@ -26,7 +27,11 @@ for m in "${MODULES[@]}"; do
   [ -f "src/moveorder/$m.py" ] && [ -f "tests/test_$m.py" ] || { echo "mutation: no module or tests for $m" >&2; exit 2; }
   dir=$BASE/$m
   rm -rf "$dir" && mkdir -p "$dir/main"
-  cp -r src tests "$dir/main/"
+  if [ -n "${MUTATION_REF:-}" ]; then  # the tests and code of a commit (the "before" of docs/testing.md)
+    git archive "$MUTATION_REF" src tests config | tar -x -C "$dir/main"
+  else
+    cp -r src tests config "$dir/main/"
+  fi
   find "$dir/main" -name __pycache__ -prune -exec rm -rf {} +
   # The tests find ../shared (the leelaz fixture network) beside the checkout; mutmut runs them from a
   # copy in main/mutants/, so main/shared is there too.
@@ -39,6 +44,7 @@ source_paths = src/
 only_mutate = src/moveorder/$m.py
 pytest_add_cli_args_test_selection = tests/test_$m.py
 pytest_add_cli_args = -p no:cacheprovider
+also_copy = config/
 EOF
   (cd "$dir/main" && "$MUTMUT" run --max-children "$CHILDREN" >"$dir/run.log" 2>&1) || {
     echo "mutation: mutmut failed for $m (log: $dir/run.log)" >&2

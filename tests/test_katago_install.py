@@ -43,3 +43,17 @@ def test_a_wheel_other_than_the_pinned_one_is_refused_before_unpacking(tmp_path)
     with pytest.raises(ChecksumError, match="sha256 mismatch"):
         install_from_katrain(tmp_path / "kg", wheel)
     assert not (tmp_path / "kg/bin/katago").exists() and not (tmp_path / "kg/katago.AppImage").exists()
+
+
+def test_install_katago_verb_wraps_a_binary_and_refuses_a_wrong_wheel(tmp_path, caplog):
+    from moveorder import cli
+
+    assert cli.main(["install-katago", "--dest", str(tmp_path / "kg"), "--binary", str(KATAGO)]) == 0
+    version = subprocess.run([str(tmp_path / "kg/bin/katago"), "version"], capture_output=True, text=True, timeout=120)
+    assert version.returncode == 0 and "KataGo v1.18.1" in version.stdout
+    assert (tmp_path / "kg/opencl-tune.txt").read_text() == tuning_text()
+    wheel = tmp_path / "katrain-1.20.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("katrain/KataGo/katago", "#!/bin/sh\necho not katago\n")
+    assert cli.main(["install-katago", "--dest", str(tmp_path / "other"), "--wheel", str(wheel)]) == 2
+    assert f"{wheel}: sha256 mismatch: expected " in caplog.text and not (tmp_path / "other/bin/katago").exists()

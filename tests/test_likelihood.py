@@ -6,7 +6,7 @@ import torch
 
 from helpers import FIXTURE, OPENING
 from leelaz_ref import heatmaps
-from moveorder import coords
+from moveorder import cli, coords
 from moveorder.features import position_codes, sequence_planes
 from moveorder.likelihood import InputHasher, PolicyLikelihood, PositionEvaluator, policy_heatmap
 from moveorder.networks import policy_probs
@@ -108,10 +108,13 @@ def test_precision_is_checked_and_bfloat16_runs():
     assert not torch.equal(f32, bf16) and torch.allclose(f32, bf16, atol=0.1)
 
 
-def test_policy_heatmap_is_leelaz_heatmap():
+def test_policy_heatmap_is_leelaz_heatmap(capsys):
     """`moveorder policy` prints what leelaz's GTP heatmap prints (permille, occupied points 0), A1 included."""
     moves = ["A1", "Q16", "D4", "T19", "K10"]
-    ours = [line.split() for line in policy_heatmap(FIXTURE, [coords.from_gtp(m) for m in moves]).splitlines()]
+    assert cli.main(["policy", str(FIXTURE), *moves]) == 0
+    printed_by_cli = capsys.readouterr().out
+    assert printed_by_cli == policy_heatmap(FIXTURE, [coords.from_gtp(m) for m in moves]) + "\n"
+    ours = [line.split() for line in printed_by_cli.splitlines()]
     printed = heatmaps(str(FIXTURE), [moves])[0]
     grid = [[int(v) for v in row] for row in ours[:19]]
     assert ours[19][0] == "pass:" and abs(int(ours[19][1]) - printed[361]) <= 1

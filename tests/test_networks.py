@@ -201,3 +201,19 @@ def test_zip_and_plain_text_weights_load_alike(tmp_path):
     (tmp_path / "v2.txt").write_text("2\n" + "0\n" * 20)
     with pytest.raises(ValueError, match="version"):
         load_leela(tmp_path / "v2.txt")
+
+
+def test_train_policy_verb_trains_what_it_is_told_and_leelaz_reads_its_export(pro2_pool, tmp_path):
+    """`moveorder train-policy` on a few steps: the network has the size asked for, its metrics are its
+    own, and Leela Zero itself reads the exported weights and gives the policy ours gives."""
+    from moveorder import cli
+
+    args = ["train-policy", "--pool", str(pro2_pool), "--out-dir", str(tmp_path), "--blocks", "1", "--filters", "8"]
+    args += ["--steps", "4", "--batch-size", "16", "--seed", "3", "--threads", "1", "--device", "cpu", "--quiet"]
+    assert cli.main(args) == 0
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["config"]["steps"] == 4 and metrics["config"]["blocks"] == 1 and metrics["config"]["seed"] == 3
+    net = load_policy(tmp_path / "model.pt")
+    assert (net.blocks_n, net.filters) == (1, 8)
+    checked, _ = assert_matches_leelaz(net, tmp_path / "policy.txt.gz", POSITIONS[:6])
+    assert checked > 6 * 340

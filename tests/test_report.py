@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from helpers import REPO, fake_tables
-from moveorder import plots
+from moveorder import cli, plots
 from moveorder.metrics import better_both_ways, slope_through_origin, summarize
 from moveorder.report import comparison_table, make_report
 
@@ -26,21 +26,27 @@ def test_report_writes_every_figure_and_table(tmp_path):
     inferred, scored = fake_tables()
     inferred.to_csv(tmp_path / "i.csv", index=False)
     scored.to_csv(tmp_path / "s.csv", index=False)
-    make_report(
-        [("pro", 6, tmp_path / "i.csv", tmp_path / "s.csv")],
-        REPO / "config/paper_results.yaml",
-        tmp_path / "out",
-        tmp_path / "fig",
-        "test-net",
-        {"pro": "Fox pro"},
-        "note",
-    )
+    # Through the command line, as the workflow's rule runs it.
+    args = ["report", "--entry", "pro", "6", str(tmp_path / "i.csv"), str(tmp_path / "s.csv")]
+    args += ["--paper", str(REPO / "config/paper_results.yaml"), "--out-dir", str(tmp_path / "out")]
+    args += ["--figures", str(tmp_path / "fig"), "--network", "test-net", "--dataset", "pro=Fox pro"]
+    assert cli.main([*args, "--note", "note", "--examples", "1"]) == 0
     for name in ("likelihood_all", "loss_all", "likelihood_pro_6m", "loss_pro_6m", "examples/example_1"):
         for ext in (".png", ".pdf"):
             f = tmp_path / "fig" / f"{name}{ext}"
             assert f.exists() and f.stat().st_size > 5000, f
     summary = pd.read_csv(tmp_path / "out/summary.csv")
     assert summary.loc[0, "network"] == "test-net" and summary.loc[0, "dataset"] == "Fox pro"
+    # The paper's numbers, by hand from the two tables: slopes through the origin, shares, means.
+    x, y = inferred["actual_lgm"], inferred["lgm"]
+    la, li = scored["loss_actual"], scored["loss_inferred"]
+    row = summary.loc[0]
+    assert row["lgm_slope"] == pytest.approx((x * y).sum() / (x * x).sum(), rel=1e-12)
+    assert row["share_on_or_above"] == pytest.approx((y >= x).sum() / 12, rel=1e-12)
+    assert row["loss_slope"] == pytest.approx((la * li).sum() / (la * la).sum(), rel=1e-12)
+    assert row["mean_loss_actual"] == pytest.approx(la.sum() / 12, rel=1e-12)
+    assert row["share_loss_lower"] == pytest.approx((li < la).sum() / 12, rel=1e-12)
+    assert row["exact_match_rate"] == pytest.approx(4 / 12) and row["arrangements"] == 12
     assert "LGM slope (paper)" in (tmp_path / "out/paper_comparison.md").read_text()
 
 

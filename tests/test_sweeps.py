@@ -8,8 +8,7 @@ import pytest
 import yaml
 
 from helpers import REPO, fake_tables
-from moveorder import sweeps
-from moveorder.metrics import summarize
+from moveorder import cli, sweeps
 
 
 def test_the_shipped_sweeps_name_known_axes_and_expand_to_their_runs():
@@ -49,18 +48,20 @@ def test_summary_has_a_row_per_run_and_draws_the_paper_beside_it(tmp_path):
         inferred, _ = fake_tables(n=8, seed=seed)
         paths.append(tmp_path / f"run{seed}.csv")
         inferred.to_csv(paths[-1], index=False)
-    df = sweeps.summarize_sweep(
-        "init",
-        [("init=greedy", paths[0]), ("init=random", paths[1])],
-        tmp_path / "summary.csv",
-        tmp_path / "ablation.png",
-        metric="mean_trial_std",
-        paper=REPO / "config/paper_results.yaml",
-        paper_key="init_trial_std",
-    )
+    # Through the command line, as the workflow's rule runs it.
+    args = ["sweep-summary", "--name", "init", "--run", "init=greedy", str(paths[0]), "--run", "init=random"]
+    args += [str(paths[1]), "--metric", "mean_trial_std", "--paper", str(REPO / "config/paper_results.yaml")]
+    args += ["--paper-key", "init_trial_std", "--table", str(tmp_path / "summary.csv")]
+    assert cli.main([*args, "--figure", str(tmp_path / "ablation.png")]) == 0
     table = pd.read_csv(tmp_path / "summary.csv")
-    assert list(table["run"]) == ["init=greedy", "init=random"] and len(df) == 2
-    assert table.loc[1, "mean_trial_std"] == pytest.approx(summarize(pd.read_csv(paths[1]))["mean_trial_std"])
+    assert list(table["run"]) == ["init=greedy", "init=random"]
+    for k, path in enumerate(paths):  # each run's numbers, by hand from its table
+        run = pd.read_csv(path)
+        x, y = run["actual_lgm"], run["lgm"]
+        assert table.loc[k, "mean_trial_std"] == pytest.approx(run["trial_std"].sum() / 8, rel=1e-12)
+        assert table.loc[k, "lgm_slope"] == pytest.approx((x * y).sum() / (x * x).sum(), rel=1e-12)
+        assert table.loc[k, "share_on_or_above"] == (y >= x).sum() / 8
+        assert table.loc[k, "arrangements"] == 8
     assert (tmp_path / "ablation.png").stat().st_size > 1000 and (tmp_path / "ablation.pdf").exists()
 
 
