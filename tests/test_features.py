@@ -81,3 +81,51 @@ def test_placement_times_and_history_planes_agree_with_a_replayed_board():
     ours = sequence_planes(torch.tensor([seq + [PAD]]), torch.tensor([[10]]))[0, 0].numpy()
     assert np.array_equal(board_history_planes(boards, 10, True), ours)
     assert sorted(FLAT_OF_LZ.tolist()) == list(range(361))
+
+
+def hand_planes(moves, i):
+    """Leela Zero's 18 planes after ``i`` of ``moves`` (SGF points, no captures), written out plane by plane:
+    0-7 the side to move's stones now and 1..7 moves ago, 8-15 the opponent's, 16 Black to move, 17 White."""
+    planes = np.zeros((18, 361), dtype=np.float32)
+    to_move = i % 2  # 0: Black
+    for h in range(8):
+        for t, m in enumerate(moves[: max(0, i - h)]):
+            planes[h + (0 if t % 2 == to_move else 8), coords.to_lz(coords.from_sgf(m))] = 1
+    planes[16 + to_move] = 1
+    return planes.reshape(18, 19, 19)
+
+
+def test_every_path_gives_the_planes_written_out_by_hand():
+    """sequence_planes, the codes (position_codes then planes_from_codes, from an empty table cache) and
+    board_history_planes, at every position of a 10-move opening, against the planes written out by hand."""
+    from moveorder import features
+
+    features._PLANE_TABLES.clear()  # the table built here, not one an earlier test left in the cache
+    moves = OPENING[:10]
+    seq = torch.tensor([coords.sgf_to_lz(moves)])
+    boards = np.zeros((11, 361), dtype=np.int8)
+    for t, m in enumerate(moves):
+        boards[t + 1 :, coords.to_flat(coords.from_sgf(m))] = 1 + t % 2
+    all_planes = sequence_planes(seq)[0]
+    codes = position_codes(seq, torch.zeros(10, dtype=torch.long), torch.arange(10))
+    from_codes = planes_from_codes(codes)
+    for i in range(10):
+        expected = hand_planes(moves, i)
+        assert np.array_equal(all_planes[i].numpy(), expected), i
+        assert np.array_equal(from_codes[i].numpy(), expected), i
+        assert np.array_equal(board_history_planes(boards, i, i % 2 == 0), expected), i
+    # float16 planes from their own table, the same values
+    assert torch.equal(planes_from_codes(codes, torch.float16).float(), from_codes)
+
+
+def test_placement_times_by_hand():
+    seq = torch.tensor([[300, 60, 5], [5, 60, 300]])  # Q16 D4 F1, and backwards
+    times = placement_times(seq)
+    assert times.shape == (2, 361) and times.dtype == torch.long
+    assert [int(times[0, k]) for k in (300, 60, 5, 0)] == [0, 1, 2, NEVER]
+    assert [int(times[1, k]) for k in (300, 60, 5)] == [2, 1, 0]
+    padded = placement_times_padded(torch.tensor([[300, 60, PAD, PAD]]))
+    assert padded.shape == (1, 362) and padded.dtype == torch.int16
+    assert [int(padded[0, k]) for k in (300, 60, 5, PAD)] == [0, 1, 4, 4]  # n where nothing is placed
+    long = placement_times_padded(torch.full((1, 1 << 14), PAD))  # n past int16's comfort: int32
+    assert long.dtype == torch.int32 and int(long[0, 0]) == 1 << 14 and int(long[0, PAD]) == 1 << 14
