@@ -13,21 +13,18 @@ import time
 import torch
 from torch import nn
 
+from moveorder.devices import arithmetic
+from moveorder.devices import synchronize as _sync
 from moveorder.networks import LeelaNet, policy_probs
 
 CL = torch.channels_last
 
 
-def _sync(device):
-    if device == "cuda":
-        torch.cuda.synchronize()
-
-
 def rate(net, batch, device, seconds, layout=torch.contiguous_format):
-    """Positions per second through the policy head."""
+    """Positions per second through the policy head, in float32 as the likelihood runs it (no TF32)."""
     net = net.to(memory_format=layout)
     x = (torch.rand(batch, 18, 19, 19, device=device) > 0.7).float().contiguous(memory_format=layout)
-    with torch.no_grad():
+    with torch.no_grad(), arithmetic(tf32=False):
         policy_probs(net, x)
         _sync(device)
         n, t0 = 0, time.perf_counter()
@@ -71,7 +68,8 @@ def main():
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     a = p.parse_args()
     sizes = [(1, 8), (2, 16), (4, 32), (6, 64), (6, 128)]
-    batches = [1, 64, 512]
+    # On a GPU, the candidates for the likelihood's fixed batch (docs/benchmarks.md, "The GPU path").
+    batches = [1, 64, 512] if torch.device(a.device).type == "cpu" else [1, 64, 128, 256, 512, 1024]
     print(f"device: {a.device}, torch threads: {torch.get_num_threads()}\n")
     print("Evaluations per second (default layout):\n")
     print("| blocks x filters | " + " | ".join(f"batch {b}" for b in batches) + " |")
@@ -85,7 +83,7 @@ def main():
             flush=True,
         )
 
-    batch = 64 if a.device == "cpu" else 1024
+    batch = 64 if a.device == "cpu" else 256
     print(f"\nMemory layout, evaluations per second at batch {batch}:\n")
     print("| blocks x filters | contiguous | channels-last | ratio |")
     print("|---|---|---|---|")

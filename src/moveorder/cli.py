@@ -295,7 +295,11 @@ def _train_policy_options(s: argparse.ArgumentParser) -> None:
     )
     s.add_argument("--seed", type=int, default=d.seed, help="seed of the split, the batches and the weights")
     s.add_argument("--threads", type=_int_at_least(0), default=d.threads, help="torch CPU threads; 0: torch's default")
-    s.add_argument("--device", default=None, help="cpu, cuda, ...; default: a GPU if there is one")
+    s.add_argument(
+        "--device",
+        default=None,
+        help="cpu, cuda, cuda:1, ...; default: a GPU if torch sees one (a CUDA device torch cannot see is refused)",
+    )
     _quiet_option(s)
 
 
@@ -460,12 +464,16 @@ def _anneal_options(s: argparse.ArgumentParser) -> None:
         default=p.precision,
         help="network arithmetic; tf32 needs a CUDA device (default: %(default)s)",
     )
-    s.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: a GPU if there is one)")
+    s.add_argument(
+        "--device",
+        default=None,
+        help="cpu, cuda, cuda:1, ... (default: a GPU if torch sees one; a CUDA device torch cannot see is refused)",
+    )
     s.add_argument(
         "--max-batch",
         type=_int_at_least(1),
         default=None,
-        help="positions per network call (default: 64 on a CPU, 1024 on a GPU)",
+        help="positions per network call, padded to it (default: 64 on a CPU, 256 on a GPU)",
     )
     s.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -587,7 +595,16 @@ def _score_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--katago", required=True, help="KataGo binary (or the installed wrapper)")
     s.add_argument("--model", required=True, help="KataGo model file (.bin.gz)")
     s.add_argument(
-        "--tuner", default="", help="OpenCL tuning file (skips KataGo's autotuning); default: none, KataGo tunes itself"
+        "--tuner",
+        default="",
+        help="the CPU's OpenCL tuning file (skips KataGo's autotuning), used as --tuning says; default: none",
+    )
+    s.add_argument(
+        "--tuning",
+        default=d.tuning,
+        help="the OpenCL tuning KataGo is given: auto (--tuner's without a GPU, KataGo's own on one), cpu "
+        "(--tuner's), katago (its own: it tunes on first use), or the path of your own tuning file "
+        "(default: %(default)s)",
     )
     s.add_argument("--visits", type=_int_at_least(1), default=d.visits, help="KataGo visits per position")
     s.add_argument("--rules", default=d.rules, help="KataGo rules")

@@ -6,7 +6,9 @@ that level; the paper names such networks as future work. Two tables answer it h
 * :func:`heldout_table`: each network's top-1 accuracy and mean log-likelihood of the move played on
   each set's held-out games, the same games and positions training reports for its own set
   (:func:`moveorder.train.split_games`, then :func:`moveorder.train.evaluate` with the same seed and
-  position limit), so a network's row on its own set equals its ``metrics.json``.
+  position limit), so a network's row on its own set equals its ``metrics.json`` (bit for bit for a
+  network trained on a CPU; for one trained on a GPU, whose evaluation is IEEE float32 too but sums
+  in cuDNN's order, within the tolerance tests/test_gpu.py states).
 * :func:`inference_table`: the paper's LGM slope and share of arrangements on or above y = x for
   each set inferred with each network (its own level's and the others').
 

@@ -26,6 +26,11 @@ with two threads sharing the cache (8 visits; 106 s against 107 s at 100).
 :class:`KataGoEngine` alone (``analyze`` with many threads and batches) is
 the fast, unrepeatable way for a GPU.
 
+:func:`opencl_tuning` picks the OpenCL tuning KataGo is given: on a CPU, the
+file :mod:`moveorder.katago_install` writes (KataGo's own tuning takes over 20
+minutes there); on a GPU none, so KataGo tunes for that GPU (once, kept in its
+home folder), or a tuning file of the user's.
+
 :func:`analysis_config` writes the settings that make a search repeatable:
 ``nnRandomize = false``, a fixed ``nnRandSeed``, ``wideRootNoise = 0`` and
 ``reportAnalysisWinratesAs = SIDETOMOVE`` (so every score lead is from the
@@ -54,6 +59,21 @@ class KataGoError(RuntimeError):
     """KataGo answered a query with an error, or could not be kept running."""
 
 
+def opencl_tuning(tuning: str, cpu_tuner: Optional[Path], gpu: bool) -> Optional[Path]:
+    """The OpenCL tuning file to give KataGo, or None: KataGo then tunes for its device itself on first use.
+
+    ``tuning`` (``katago.tuning``): ``auto``, the CPU's tuning ``cpu_tuner`` (written for pocl: small
+    work-groups, FP16 off) where no GPU is seen and none on a GPU; ``cpu``, the CPU's always;
+    ``katago``, none; anything else, the path of a tuning file of yours.  CUDA, TensorRT and Eigen
+    builds of KataGo read no OpenCL tuning.
+    """
+    if tuning == "cpu" or (tuning == "auto" and not gpu):
+        return cpu_tuner
+    if tuning in ("auto", "katago"):
+        return None
+    return Path(tuning)
+
+
 def analysis_config(
     path: Path,
     tuner_file: Optional[Path],
@@ -61,8 +81,12 @@ def analysis_config(
     max_batch: int = 1,
     seed: str = "moveorder",
     extra: Optional[Dict[str, object]] = None,
+    gpu: bool = False,
 ) -> Path:
-    """Write an analysis-engine config with repeatable settings; return its path."""
+    """Write an analysis-engine config with repeatable settings; return its path.
+
+    ``gpu``: KataGo decides on FP16 itself (a GPU's tensor cores); otherwise FP16 is off (pocl on a CPU).
+    """
     settings: Dict[str, object] = {
         "logToStderr": "false",
         "logAllRequests": "false",
@@ -76,7 +100,7 @@ def analysis_config(
         "nnMaxBatchSize": max_batch,
         "nnCacheSizePowerOfTwo": 18,
         "nnMutexPoolSizePowerOfTwo": 14,
-        "openclUseFP16": "false",
+        "openclUseFP16": "auto" if gpu else "false",
     }
     if tuner_file is not None:
         settings["openclTunerFile"] = str(Path(tuner_file).resolve())

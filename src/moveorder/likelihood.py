@@ -24,21 +24,34 @@ a checkpoint (``.pt``) from :mod:`moveorder.train`.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from pathlib import Path
 from typing import Optional, Sequence
 
 import torch
 
-from . import coords
+from . import coords, devices
 from .coords import MOVES, POINTS
 from .features import HISTORY, PAD, PLANES, planes_from_codes, position_codes, sequence_planes
 from .networks import LeelaNet, load_policy, policy_probs
 from .settings import CACHE_SLOTS, PRECISIONS
 
+logger = logging.getLogger(__name__)
+
+#: Positions a network call holds on a CPU: batches of 64 run fastest (bench/networks.py: 2x faster than 512
+#: for 4x32).
+CPU_BATCH = 64
+#: On a GPU (docs/benchmarks.md, "The GPU path"): one size, so results do not depend on batching, and near
+#: where a card fills for our 4x32 networks.  A call of the one-position tool asks 69-112 positions (median,
+#: 20 and 40 stones) and one of infer-set's SA chunks 1,300-2,100: 1,024 padded 89-93% and 24-36% of them,
+#: 256 pads 57-74% and 7-10%.  Not measured on a GPU yet (none was lent): bench/gpu_check.py times 64-1,024.
+GPU_BATCH = 256
+
 
 def default_device() -> str:
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    """A GPU when torch sees one, else the CPU (warning when the job was given a GPU torch cannot use)."""
+    return str(devices.resolve(None))
 
 
 def default_cache_size(device) -> int:
@@ -59,25 +72,24 @@ class PolicyLikelihood:
         max_batch: Optional[int] = None,
         precision: str = "float32",
     ):
-        self.device = torch.device(device or default_device())
+        self.device = devices.resolve(device)
         if precision not in PRECISIONS:
             raise ValueError(f"precision {precision!r}: expected one of {PRECISIONS}")
         if precision == "tf32" and self.device.type != "cuda":
             raise ValueError(f"precision tf32 needs a CUDA device, not {self.device}")
+        if precision == "bfloat16" and self.device.type == "cuda" and not devices.native_bfloat16(self.device):
+            logger.warning("precision bfloat16 on %s: emulated there, slower than float32", self.device)
         self.precision = precision
-        if self.device.type == "cuda":
-            # PyTorch lets cuDNN use TF32 by default: float32 must mean float32.
-            torch.backends.cudnn.allow_tf32 = precision == "tf32"
-            torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
-            torch.backends.cudnn.benchmark = False  # the same algorithm for every batch of one shape
         # Channels-last: 1.12-1.16x more evaluations per second on a CPU (bench/networks.py).
         self.net = net.to(self.device, memory_format=torch.channels_last).eval()
         self.average_symmetries = average_symmetries
         self.legal_only = legal_only
-        # On a CPU, batches of 64 run fastest (bench/networks.py: 2x faster than 512 for 4x32).
-        self.max_batch = max_batch or (64 if self.device.type == "cpu" else 1024)
+        self.max_batch = max_batch or (CPU_BATCH if self.device.type == "cpu" else GPU_BATCH)
         self.evaluations = 0  # positions evaluated by the network so far
         self.seconds = 0.0  # wall time spent in the network (planes, forward pass, softmax)
+        # On a GPU a call returns once its work is queued; waiting for it costs a host sync a call, so
+        # `seconds` counts the queueing only, unless a benchmark asks for the wait.
+        self.sync_timing = self.device.type != "cuda"
 
     @classmethod
     def from_file(cls, path: Path, **kw) -> "PolicyLikelihood":
@@ -100,7 +112,8 @@ class PolicyLikelihood:
         if pad:
             planes = torch.cat([planes, planes.new_zeros((pad, *planes.shape[1:]))])
         out = []
-        with self._autocast():
+        # TF32 only for precision tf32, set for this call alone (another likelihood may want other arithmetic).
+        with devices.arithmetic(tf32=self.precision == "tf32"), self._autocast():
             for k in range(0, m + pad, self.max_batch):
                 chunk = planes[k : k + self.max_batch].to(self.device).contiguous(memory_format=torch.channels_last)
                 out.append(policy_probs(self.net, chunk, self.average_symmetries).float())
@@ -118,6 +131,8 @@ class PolicyLikelihood:
         """
         t0 = time.perf_counter()
         probs = self.probs_of_codes(position_codes(sequences, rows, positions))
+        if self.sync_timing:
+            devices.synchronize(self.device)
         self.seconds += time.perf_counter() - t0
         return probs
 
@@ -133,8 +148,6 @@ class PolicyLikelihood:
             legal = torch.ones_like(probs, dtype=torch.bool)
             legal[:, :POINTS] = codes[:, :POINTS] == 0
             probs = probs / (probs * legal).sum(1, keepdim=True)
-        if self.device.type == "cuda":
-            torch.cuda.synchronize(self.device)
         return probs
 
     @torch.no_grad()

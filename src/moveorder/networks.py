@@ -24,7 +24,7 @@ import gzip
 import io
 import zipfile
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import torch
 from torch import nn
@@ -266,16 +266,30 @@ def _index_map(s: int) -> torch.Tensor:
 
 
 SYMMETRY_MAPS = [_index_map(s) for s in range(8)]
+_MAPS_ON: Dict[torch.device, List[torch.Tensor]] = {torch.device("cpu"): SYMMETRY_MAPS}
+
+
+def _symmetry_maps(device: torch.device) -> List[torch.Tensor]:
+    """:data:`SYMMETRY_MAPS` on ``device``, copied there once (not at every batch)."""
+    if device not in _MAPS_ON:
+        _MAPS_ON[device] = [m.to(device) for m in SYMMETRY_MAPS]
+    return _MAPS_ON[device]
 
 
 def policy_probs(net: LeelaNet, planes: torch.Tensor, average_symmetries: bool = False) -> torch.Tensor:
-    """Softmax over all 362 outputs for ``(B, 18, 19, 19)`` planes; optionally the mean over 8 symmetries."""
+    """float32 softmax over all 362 outputs for ``(B, 18, 19, 19)`` planes; optionally the mean over 8 symmetries.
+
+    The softmax and the mean are float32 whatever the network's arithmetic: under bfloat16
+    autocast the logits are widened first, on a CPU as CUDA's autocast does it, so a bfloat16
+    result means the same arithmetic on both devices.
+    """
     if not average_symmetries:
-        return torch.softmax(net.policy_logits(planes), dim=-1)
+        return torch.softmax(net.policy_logits(planes).float(), dim=-1)
+    maps = _symmetry_maps(planes.device)
     total = 0
     for s in range(8):
-        p = torch.softmax(net.policy_logits(symmetry_planes(planes, s)), dim=-1)
-        total = total + p[:, SYMMETRY_MAPS[s]]  # back to the original orientation
+        p = torch.softmax(net.policy_logits(symmetry_planes(planes, s)).float(), dim=-1)
+        total = total + p[:, maps[s]]  # back to the original orientation
     return total / 8
 
 

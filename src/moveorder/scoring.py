@@ -18,8 +18,16 @@ from typing import Dict, List, Optional, Union
 import pandas as pd
 from tqdm import tqdm
 
-from . import coords
-from .katago import AnalysisCache, EnginePool, KataGoEngine, analysis_config, default_env, position_key
+from . import coords, devices
+from .katago import (
+    AnalysisCache,
+    EnginePool,
+    KataGoEngine,
+    analysis_config,
+    default_env,
+    opencl_tuning,
+    position_key,
+)
 from .loss import compact_analysis, move_losses, sequence_loss
 from .settings import ScoreConfig
 
@@ -151,13 +159,17 @@ def score_file(
     tuner: Optional[Path] = None,
     cache: Optional[Path] = None,
     progress: bool = False,
+    gpu: Optional[bool] = None,
 ):
     """Score an inference result file (``infer-set``'s JSONL) with KataGo; returns (``score_results``'s dict, settings).
 
     ``cfg.threads`` KataGo processes each analyse one position at a time from an
     empty network cache (repeatable losses); with ``cfg.shared_cache``, one
     process with ``cfg.threads`` analysis threads sharing its cache and batches.
-    Each engine's config and stderr log go to ``work_dir``.
+    Each engine's config and stderr log go to ``work_dir``.  ``tuner``: the CPU's
+    OpenCL tuning file, given to KataGo as ``cfg.tuning`` says
+    (:func:`moveorder.katago.opencl_tuning`); ``gpu``: whether this job has a GPU
+    (None: :func:`moveorder.devices.gpu_present`).
     """
     from .inference import load_results
 
@@ -173,10 +185,12 @@ def score_file(
         "shared_cache": cfg.shared_cache,
     }
 
+    gpu = devices.gpu_present() if gpu is None else gpu
+    tuning = opencl_tuning(cfg.tuning, Path(tuner) if tuner else None, gpu)
+    log.info("KataGo on %s; OpenCL tuning: %s", "a GPU" if gpu else "the CPU", tuning or "KataGo's own")
+
     def engine(i: int, threads: int = 1) -> KataGoEngine:
-        conf = analysis_config(
-            work / f"analysis-{i}.cfg", Path(tuner) if tuner else None, threads=threads, max_batch=cfg.max_batch
-        )
+        conf = analysis_config(work / f"analysis-{i}.cfg", tuning, threads=threads, max_batch=cfg.max_batch, gpu=gpu)
         return KataGoEngine.for_model(
             Path(katago), Path(model), conf, stderr_log=work / f"stderr-{i}.log", timeout=cfg.timeout, env=default_env()
         )

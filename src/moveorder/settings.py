@@ -169,6 +169,9 @@ class TrainConfig:
 #: The strong network the katrain wheel ships (moveorder.katago_install installs it).
 KATRAIN_MODEL = "b10c384h6nbttflrs.bin.gz"
 DELTA_MAX = ("best_move", "root")
+#: ``katago.tuning``: the OpenCL tuning KataGo is given (moveorder.katago.opencl_tuning); any other value is
+#: the path of a tuning file of yours.
+TUNINGS = ("auto", "cpu", "katago")
 
 
 @dataclass
@@ -184,12 +187,15 @@ class ScoreConfig:
     shared_cache: bool = False
     max_batch: int = 1  # KataGo's nnMaxBatchSize; more than 1 needs shared_cache
     timeout: float = 600  # seconds without a reply from KataGo before giving up
+    tuning: str = "auto"  # auto: the CPU's OpenCL tuning without a GPU, KataGo's own on one; cpu; katago; a file
 
     def __post_init__(self):
         if self.max_batch > 1 and not self.shared_cache:
             raise ValueError(
                 "max_batch > 1 needs shared_cache (batches are shared between the analysis threads of one process)"
             )
+        if not self.tuning:
+            raise ValueError(f"tuning: expected one of {TUNINGS} or the path of an OpenCL tuning file")
 
 
 def from_mapping(cls, values: Mapping[str, object]):

@@ -16,8 +16,16 @@ and decays along a cosine over the configured steps (:func:`lr_factor`).
 
 Checkpoints (model, optimiser, step, RNG states) are written every
 ``checkpoint_every`` steps and at the end; a rerun resumes from the last
-one.  The forward pass runs under bfloat16 autocast on a GPU and on a CPU
-with native bfloat16 (``precision``, :func:`autocast_dtype`).
+one, on any device (:func:`resume`).  The forward pass runs under bfloat16
+autocast on a GPU and on a CPU with native bfloat16 (``precision``,
+:func:`autocast_dtype`).
+
+On a GPU (issue 26): float32 is IEEE float32 (no TF32) and cuDNN's
+algorithms are deterministic, in training and in :func:`evaluate`
+(:func:`moveorder.devices.arithmetic`); batches are assembled on a thread
+ahead of the step (:class:`Prefetch`), in pinned memory, and copied without
+waiting; the step itself never waits for the GPU.  The data path is the
+same on both devices: the same seed draws the same batches.
 """
 
 from __future__ import annotations
@@ -26,10 +34,13 @@ import hashlib
 import json
 import logging
 import math
+import os
+import queue
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 import numpy as np
 import torch
@@ -37,7 +48,7 @@ from torch import nn
 from tqdm import tqdm
 
 from . import board as goboard
-from . import coords
+from . import coords, devices
 from .coords import POINTS
 from .features import FLAT_OF_LZ, HISTORY, PLANES
 from .networks import SYMMETRY_MAPS, LeelaNet, export_leela, parameter_count, save_checkpoint
@@ -64,18 +75,18 @@ def lr_factor(step: int, steps: int, warmup_steps: int, schedule: str = "cosine"
 def autocast_dtype(precision: str, device: torch.device) -> Optional[torch.dtype]:
     """The autocast type of training's forward pass: None (float32) or bfloat16.
 
-    ``auto``: bfloat16 on a GPU, and on a CPU whose oneDNN has native bfloat16
-    (AVX512-BF16 or AMX: 1.6x more steps per second for 4x32 on this
-    project's CPU, docs/benchmarks.md); float32 elsewhere.  Weights, the
-    optimiser and evaluation stay float32.
+    ``auto``: bfloat16 where the device has it natively (:func:`moveorder.devices.native_bfloat16`):
+    a GPU from Ampere on (a V100 or T4 emulates it, slower than float32), a CPU whose oneDNN has
+    AVX512-BF16 or AMX (1.6x more steps per second for 4x32 on this project's CPU,
+    docs/benchmarks.md); float32 elsewhere.  Weights, the optimiser and evaluation stay float32.
     """
     if precision not in TRAIN_PRECISIONS:
         raise ValueError(f"precision {precision!r}: not one of {TRAIN_PRECISIONS}")
     if precision == "float32":
         return None
-    if precision == "bfloat16" or device.type == "cuda":
+    if precision == "bfloat16":
         return torch.bfloat16
-    return torch.bfloat16 if device.type == "cpu" and torch.ops.mkldnn._is_mkldnn_bf16_supported() else None
+    return torch.bfloat16 if devices.native_bfloat16(device) else None
 
 
 @dataclass
@@ -189,6 +200,107 @@ class PositionSampler:
 _SYMMETRY_MAPS_NP = [m.numpy() for m in SYMMETRY_MAPS]
 
 
+def training_batches(
+    sampler: PositionSampler, rng: np.random.Generator, batch_size: int, symmetries: bool
+) -> Iterator[Tuple[Tuple[torch.Tensor, ...], dict]]:
+    """Training batches in order, without end: (planes, policy targets, value targets, indices of the
+    samples with a known result), each with the state of ``rng`` after it was drawn (what a checkpoint
+    written after that batch's step saves, however far ahead batches are made).
+
+    The indices come from the host, so the value loss needs no boolean mask on the device (a host sync).
+    """
+    while True:
+        x, t, z = sampler.batch(rng.integers(0, len(sampler), batch_size), rng if symmetries else None)
+        known = torch.from_numpy(np.flatnonzero(z.numpy() != 0))
+        yield (x, t, z, known), rng.bit_generator.state
+
+
+class Prefetch:
+    """The items of an iterator, made up to ``depth`` ahead on a thread (numpy releases the GIL while it
+    builds planes), so a GPU's step and the next batch's assembly overlap.  ``pin``: each tensor in
+    page-locked memory, so the copy to the GPU need not wait.  An exception of the iterator is raised
+    where its item would have been returned."""
+
+    def __init__(self, items: Iterator, depth: int = 2, pin: bool = False):
+        self._queue: "queue.Queue" = queue.Queue(depth)
+        self._stop = threading.Event()
+        self._pin = pin
+        self._thread = threading.Thread(target=self._run, args=(items,), daemon=True)
+        self._thread.start()
+
+    def _run(self, items: Iterator) -> None:
+        try:
+            for tensors, extra in items:
+                if self._pin:
+                    tensors = tuple(v.pin_memory() for v in tensors)
+                if not self._put(("item", (tensors, extra))):
+                    return
+        except BaseException as err:  # noqa: BLE001 - raised in the consumer by __next__
+            self._put(("error", err))
+
+    def _put(self, entry) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(entry, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        kind, item = self._queue.get()
+        if kind == "error":
+            raise item
+        return item
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def value_loss(v: torch.Tensor, z: torch.Tensor, known: torch.Tensor) -> torch.Tensor:
+    """Mean squared error of the value head over the samples ``known`` (indices, from the host) with a result.
+
+    The same numbers, bit for bit, as the mean over a boolean mask ``z != 0``, without the host sync a mask
+    costs on a GPU (the size of its result); 0 for a batch with no known result.
+    """
+    if not len(known):
+        return torch.zeros((), device=v.device)
+    return ((v.float() - z) ** 2).index_select(0, known).mean()
+
+
+def resume(
+    ckpt: Path,
+    cfg: TrainConfig,
+    net: nn.Module,
+    opt: torch.optim.Optimizer,
+    sched,
+    rng: np.random.Generator,
+    dev: torch.device,
+) -> int:
+    """Load a checkpoint into the network, optimiser, scheduler and RNGs; return its step.
+
+    The checkpoint is read onto the CPU whatever ``dev`` is: torch's RNG state must be a CPU byte
+    tensor, and AdamW (neither fused nor capturable) wants its ``step`` counters on the CPU (on a GPU
+    it would read each back every step: a host sync per parameter).  ``load_state_dict`` moves the
+    weights and moments to their parameters' device.
+    """
+    state = torch.load(ckpt, map_location="cpu", weights_only=False)
+    if _model_settings(state["config"]) != _model_settings(asdict(cfg)):
+        raise ValueError(f"{ckpt}: checkpoint was made with another configuration; remove it to start over")
+    net.load_state_dict(state["model"])
+    opt.load_state_dict(state["optimizer"])
+    sched.load_state_dict(state["scheduler"])
+    rng.bit_generator.state = state["rng"]
+    torch.set_rng_state(state["torch_rng"])
+    if dev.type == "cuda" and state.get("cuda_rng") is not None:
+        torch.cuda.set_rng_state(state["cuda_rng"], dev)
+    return state["step"]
+
+
 def symmetry_array(x: np.ndarray, s: int) -> np.ndarray:
     """:func:`moveorder.networks.symmetry_planes` for numpy arrays (a view)."""
     if s & 4:
@@ -226,7 +338,16 @@ def split_games(records: List[Record], fraction: float, seed: int) -> Tuple[List
 def evaluate(
     net: LeelaNet, sampler: PositionSampler, limit: int, device: torch.device, seed: int, batch_size: int = 512
 ) -> Dict[str, float]:
-    """Top-1 accuracy and mean log-likelihood of the played move on held-out positions."""
+    """Top-1 accuracy and mean log-likelihood of the played move on held-out positions.
+
+    In IEEE float32 on any device (no TF32 on a GPU), so the cross-level table's re-evaluation on
+    the CPU gives a network's metrics.json figures.
+    """
+    with devices.arithmetic(tf32=False):
+        return _evaluate(net, sampler, limit, device, seed, batch_size)
+
+
+def _evaluate(net, sampler, limit, device, seed, batch_size) -> Dict[str, float]:
     net.eval()
     rng = np.random.default_rng([seed, 2])
     rows = np.arange(len(sampler)) if len(sampler) <= limit else np.sort(rng.choice(len(sampler), limit, replace=False))
@@ -264,8 +385,10 @@ def train(
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     lr_factor(0, cfg.steps, cfg.warmup_steps, cfg.lr_schedule)  # reject an unknown schedule before any work
-    dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    dev = devices.resolve(device)
     amp = autocast_dtype(cfg.precision, dev)
+    if dev.type == "cuda":  # cuBLAS is deterministic only with a fixed workspace (read when it starts)
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.manual_seed(cfg.seed)
     records = load_records(pool)
     if len(records) < 2:
@@ -295,18 +418,10 @@ def train(
     step = 0
     ckpt = out_dir / "checkpoint.pt"
     if ckpt.exists():
-        state = torch.load(ckpt, map_location=dev, weights_only=False)
-        if _model_settings(state["config"]) != _model_settings(asdict(cfg)):
-            raise ValueError(f"{ckpt}: checkpoint was made with another configuration; remove it to start over")
-        net.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
-        sched.load_state_dict(state["scheduler"])
-        rng.bit_generator.state = state["rng"]
-        torch.set_rng_state(state["torch_rng"])
-        step = state["step"]
+        step = resume(ckpt, cfg, net, opt, sched, rng, dev)
         log.info("resuming from %s at step %d", ckpt, step)
 
-    def save():
+    def save(rng_state: dict):
         tmp = ckpt.with_suffix(".tmp")
         torch.save(
             {
@@ -314,54 +429,63 @@ def train(
                 "model": net.state_dict(),
                 "optimizer": opt.state_dict(),
                 "scheduler": sched.state_dict(),
-                "rng": rng.bit_generator.state,
+                "rng": rng_state,
                 "torch_rng": torch.get_rng_state(),
+                "cuda_rng": torch.cuda.get_rng_state(dev) if dev.type == "cuda" else None,
                 "step": step,
             },
             tmp,
         )
         tmp.replace(ckpt)
 
-    def sync():  # so the clock reads finished work on a GPU too
-        if dev.type == "cuda":
-            torch.cuda.synchronize()
-
+    gpu = dev.type == "cuda"
+    batches = training_batches(train_s, rng, cfg.batch_size, cfg.symmetries)
+    if gpu:  # made ahead on a thread; on a CPU that thread would take the cores the step uses
+        batches = Prefetch(batches, depth=2, pin=True)
     ce = nn.CrossEntropyLoss()
     net.train()
     bar = tqdm(total=cfg.steps, initial=step, disable=not progress, desc="train", mininterval=5)
     start_step = step
-    while step < cfg.steps:
-        t_data = time.perf_counter()
-        x, t, z = train_s.batch(rng.integers(0, len(train_s), cfg.batch_size), rng if cfg.symmetries else None)
-        x, t, z = x.to(dev, memory_format=torch.channels_last), t.to(dev), z.to(dev)
-        sync()
-        t_compute = time.perf_counter()
-        with torch.autocast(dev.type, dtype=amp or torch.bfloat16, enabled=amp is not None):
-            if cfg.value_head:
-                logits, v = net(x)
-            else:
-                logits = net.policy_logits(x)
-            p_loss = ce(logits.float(), t)
-            loss = p_loss
-            if cfg.value_head:
-                known = z != 0
-                v_loss = ((v.float() - z) ** 2)[known].mean() if known.any() else torch.zeros((), device=dev)
-                loss = p_loss + cfg.value_weight * v_loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        sched.step()
-        step += 1
-        sync()
-        t_end = time.perf_counter()
-        seconds["data"] += t_compute - t_data
-        seconds["compute"] += t_end - t_compute
-        if progress:
-            acc = float((logits.argmax(-1) == t).float().mean())
-            bar.set_postfix(loss=f"{p_loss.item():.3f}", acc=f"{acc:.3f}", refresh=False)
-        bar.update(1)
-        if step % cfg.checkpoint_every == 0 or step == cfg.steps:
-            save()
+    try:
+        # The step never waits for the GPU: no sync, no mask, no read-back but the progress bar's (every
+        # 100 steps); on a CPU the clock then reads finished work, on a GPU queued work, and the wait
+        # for the queue is added at the end.
+        with devices.arithmetic(tf32=False):
+            while step < cfg.steps:
+                t_data = time.perf_counter()
+                (x, t, z, known), rng_state = next(batches)
+                x = x.to(dev, non_blocking=gpu).contiguous(memory_format=torch.channels_last)
+                t, z, known = (v.to(dev, non_blocking=gpu) for v in (t, z, known))
+                t_compute = time.perf_counter()
+                with torch.autocast(dev.type, dtype=amp or torch.bfloat16, enabled=amp is not None):
+                    if cfg.value_head:
+                        logits, v = net(x)
+                    else:
+                        logits = net.policy_logits(x)
+                    p_loss = ce(logits.float(), t)
+                    loss = p_loss
+                    if cfg.value_head:
+                        loss = p_loss + cfg.value_weight * value_loss(v, z, known)
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+                sched.step()
+                step += 1
+                t_end = time.perf_counter()
+                seconds["data"] += t_compute - t_data
+                seconds["compute"] += t_end - t_compute
+                if progress and (step % 100 == 0 or step == cfg.steps):
+                    acc = float((logits.argmax(-1) == t).float().mean())
+                    bar.set_postfix(loss=f"{p_loss.item():.3f}", acc=f"{acc:.3f}", refresh=False)
+                bar.update(1)
+                if step % cfg.checkpoint_every == 0 or step == cfg.steps:
+                    save(rng_state)
+            t_wait = time.perf_counter()
+            devices.synchronize(dev)
+            seconds["compute"] += time.perf_counter() - t_wait
+    finally:
+        if gpu:
+            batches.close()
     bar.close()
     elapsed = seconds["data"] + seconds["compute"]
     t0 = time.perf_counter()

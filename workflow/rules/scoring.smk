@@ -68,7 +68,7 @@ rule score:
     # depend on the position alone.
     shell:
         "moveorder score --results {input.results:q} --katago {input.katago:q} --model {input.model:q} "
-        "--tuner {input.tuner:q} --visits {params.k[visits]} --rules {params.rules} --komi {params.komi} "
+        "--tuner {input.tuner:q} --tuning {params.k[tuning]:q} --visits {params.k[visits]} --rules {params.rules} --komi {params.komi} "
         "--delta-max {params.k[delta_max]} {params.clamp} {params.shared} --threads {threads} --max-batch {params.k[max_batch]} "
         "--cache {params.work:q}/analyses.jsonl --work-dir {params.work:q} "
         "--table {output.table:q} --moves-table {output.moves:q} --stats {output.stats:q} > {log:q} 2>&1"
