@@ -46,11 +46,12 @@ def train_rate(blocks, filters, batch, device, seconds, layout):
     ce = nn.CrossEntropyLoss()
 
     def step():
-        logits, v = net(x)
-        loss = ce(logits, t) + 0.25 * ((v - z) ** 2).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+        with arithmetic(tf32=False):  # as training runs: IEEE float32, deterministic cuDNN
+            logits, v = net(x)
+            loss = ce(logits, t) + 0.25 * ((v - z) ** 2).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
 
     step()
     _sync(device)
