@@ -129,3 +129,32 @@ def test_placement_times_by_hand():
     assert [int(padded[0, k]) for k in (300, 60, 5, PAD)] == [0, 1, 4, 4]  # n where nothing is placed
     long = placement_times_padded(torch.full((1, 1 << 14), PAD))  # n past int16's comfort: int32
     assert long.dtype == torch.int32 and int(long[0, 0]) == 1 << 14 and int(long[0, PAD]) == 1 << 14
+
+
+def test_dtypes_and_devices_follow_the_contract():
+    """Each function's output dtype as documented, and every tensor on its input's device: checked on
+    torch's meta device (shapes without data, on any machine), as a GPU would need."""
+    from moveorder import features
+
+    seq = torch.tensor([coords.sgf_to_lz(OPENING[:6])])
+    codes = position_codes(seq, torch.zeros(6, dtype=torch.long), torch.arange(6))
+    assert codes.dtype == torch.uint8 and sequence_planes(seq).dtype == torch.float32
+    assert sequence_planes(seq, dtype=torch.float16).dtype == torch.float16
+    features._PLANE_TABLES.clear()
+    assert (
+        planes_from_codes(codes).dtype == torch.float32
+        and planes_from_codes(codes, torch.float16).dtype == torch.float16
+    )
+    boards = np.zeros((7, 361), dtype=np.int8)
+    assert board_history_planes(boards, 6, True).dtype == np.float32
+    meta = seq.to("meta")
+    rows, positions = torch.zeros(6, dtype=torch.long, device="meta"), torch.arange(6, device="meta")
+    for out in (
+        placement_times(meta),
+        placement_times_padded(meta),
+        sequence_planes(meta),
+        sequence_planes(meta, torch.arange(6, device="meta")[None]),
+        position_codes(meta, rows, positions),
+        planes_from_codes(position_codes(meta, rows, positions)),
+    ):
+        assert out.device.type == "meta"
