@@ -54,8 +54,8 @@ def test_agrees_with_brute_force_with_the_fixture_network(real_games):
 
 def test_prunes_with_a_trained_network_and_still_agrees(request, real_games):
     """conftest's network trained on real games: fewer prefixes than the breadth-first search, same optimum."""
-    # The fixture is trained by whichever test asks first, with that test's torch threads, and its float
-    # sums (so how sharp it is, so how much it prunes) depend on them: prunes, not by how much.
+    # The fixture is trained on one torch thread (conftest), so the same network on any machine: with it
+    # the solver visits 38,653 of the 41,331 merged prefixes (6.5% pruned, all at the last move).
     out, _, _ = request.getfixturevalue("trained")
     model = PolicyLikelihood.from_file(out / "model.pt", device="cpu")
     ((b, w),) = pairs_of(real_games[:1], 10)
@@ -63,7 +63,7 @@ def test_prunes_with_a_trained_network_and_still_agrees(request, real_games):
     seq, best, visited = bfs(PositionEvaluator(model), b, w)
     assert order == seq and ll == pytest.approx(best, abs=1e-9)
     assert visited == 41331  # every merged prefix of 5 + 5 stones
-    assert stats.prefixes < visited and stats.per_depth[-1] < 14400  # 5! x 5! orders of 10 stones
+    assert stats.prefixes < 0.95 * visited and stats.per_depth[-1] < 14400  # 5! x 5! orders of 10 stones
     # The beam's positions come back from the evaluator's cache.
     assert stats.prefixes < stats.evaluations < stats.prefixes + stats.incumbent_evaluations
     # Without an incumbent nothing is pruned: it is the breadth-first search.
