@@ -94,3 +94,45 @@ def test_batches_of_more_than_one_position_need_the_shared_cache():
     with pytest.raises(ValueError, match="max_batch > 1 needs shared_cache"):
         S.from_mapping(S.ScoreConfig, {"max_batch": 4, "binary": None, "runtime_minutes": 5})
     assert S.from_mapping(S.ScoreConfig, {"max_batch": 4, "shared_cache": True}).max_batch == 4
+
+
+def test_anneal_config_refuses_each_bad_value_with_its_message():
+    S.AnnealConfig(iterations=1, trials=1, t_start=0.5, t_end=0.5, beam_width=1, beam_future=0.0)  # every edge allowed
+    refused = {
+        "neighbour": ({"neighbour": "swp3"}, "^neighbour 'swp3': expected one of \\('swp2', 'mov2', 'rot3', 'mix'\\)$"),
+        "init": ({"init": "best"}, "^init 'best': expected one of "),
+        "method": ({"method": "greedy"}, "^method 'greedy': expected one of "),
+        "beam_width": ({"beam_width": 0}, "^beam_width 0: expected at least 1$"),
+        "beam_future": ({"beam_future": -0.5}, "^beam_future -0.5: expected 0 or more$"),
+        "schedule": ({"schedule": "cubic"}, "^schedule 'cubic': expected one of "),
+    }
+    for kw, message in refused.values():
+        with pytest.raises(ValueError, match=message):
+            S.AnnealConfig(**kw)
+    numbers = r"^need iterations >= 1 \(got {}\), trials >= 1 \(got {}\) and t_start >= t_end > 0 \(got {}, {}\)$"
+    for kw, got in (
+        ({"iterations": 0}, (0, 5, 1.0, 0.1)),
+        ({"trials": 0}, (None, 0, 1.0, 0.1)),
+        ({"t_start": 0.1, "t_end": 0.2}, (None, 5, 0.1, 0.2)),
+        ({"t_end": 0.0}, (None, 5, 1.0, 0.0)),
+    ):
+        with pytest.raises(ValueError, match=numbers.format(*got)):
+            S.AnnealConfig(**kw)
+    assert S.AnnealConfig(method="beam+anneal").init == "beam" and S.AnnealConfig(method="beam").init == "greedy"
+
+
+def test_temperature_by_hand():
+    geo = S.AnnealConfig(iterations=3, t_start=0.8, t_end=0.2)
+    assert [S.temperature(geo, t) for t in range(3)] == pytest.approx([0.8, 0.4, 0.2], rel=1e-12)
+    lin = S.AnnealConfig(iterations=5, t_start=0.8, t_end=0.2, schedule="linear")
+    assert [S.temperature(lin, t) for t in range(5)] == pytest.approx([0.8, 0.65, 0.5, 0.35, 0.2], rel=1e-12)
+    one = S.AnnealConfig(iterations=1, t_start=0.8, t_end=0.2)
+    assert S.temperature(one, 0) == 0.8  # a single iteration stays at the start
+
+
+def test_score_config_refuses_batches_without_a_shared_cache():
+    assert S.ScoreConfig(max_batch=1).max_batch == 1 and S.ScoreConfig(max_batch=2, shared_cache=True).max_batch == 2
+    with pytest.raises(
+        ValueError, match=r"^max_batch > 1 needs shared_cache \(batches are shared between the analysis"
+    ):
+        S.ScoreConfig(max_batch=2)
