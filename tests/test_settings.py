@@ -126,6 +126,8 @@ def test_temperature_by_hand():
     assert [S.temperature(geo, t) for t in range(3)] == pytest.approx([0.8, 0.4, 0.2], rel=1e-12)
     lin = S.AnnealConfig(iterations=5, t_start=0.8, t_end=0.2, schedule="linear")
     assert [S.temperature(lin, t) for t in range(5)] == pytest.approx([0.8, 0.65, 0.5, 0.35, 0.2], rel=1e-12)
+    two = S.AnnealConfig(iterations=2, t_start=0.8, t_end=0.2)
+    assert [S.temperature(two, t) for t in range(2)] == pytest.approx([0.8, 0.2], rel=1e-12)
     one = S.AnnealConfig(iterations=1, t_start=0.8, t_end=0.2)
     assert S.temperature(one, 0) == 0.8  # a single iteration stays at the start
 
