@@ -91,3 +91,46 @@ def test_an_unknown_figure_kind_is_refused_naming_the_file(tmp_path):
     path.write_text("name: bad\naxes: {init: [greedy]}\nfigure: pie\n")
     with pytest.raises(ValueError, match=r"bad.yaml: unknown figure 'pie'"):
         sweeps.load_sweep(path)
+
+
+def test_summary_hands_the_figure_its_values_labels_and_the_papers(tmp_path, monkeypatch):
+    """What summarize_sweep gives the plots: a bar per run named by its one axis value (the whole label
+    when it has more), the metric as the axis label, the paper's ablation values; the table's columns."""
+    from moveorder import plots
+
+    drawn = {}
+    monkeypatch.setattr(plots, "ablation_bars", lambda *a: drawn.setdefault("bars", a))
+    monkeypatch.setattr(plots, "method_curves", lambda *a: drawn.setdefault("curves", a))
+    runs = []
+    for i, label in enumerate(["init=greedy", "init=random neighbour=mix", "t_start=1=2"]):
+        inferred, _ = fake_tables(n=8, seed=i)
+        inferred.to_csv(tmp_path / f"run{i}.csv", index=False)
+        runs.append((label, tmp_path / f"run{i}.csv"))
+    paper = REPO / "config/paper_results.yaml"
+    df = sweeps.summarize_sweep(
+        "init", runs, tmp_path / "s.csv", tmp_path / "f.png", "lgm_slope", paper, "init_trial_std"
+    )
+    values, stem, ylabel, title, reference = drawn.pop("bars")
+    assert list(values) == ["greedy", "init=random neighbour=mix", "t_start=1=2"]
+    assert list(values.values()) == list(df["lgm_slope"]) and stem == tmp_path / "f"
+    assert ylabel == "lgm slope" and title == "sweep init"
+    assert reference == yaml.safe_load(paper.read_text())["ablations"]["init_trial_std"]
+    table = pd.read_csv(tmp_path / "s.csv")
+    assert list(table.columns[:5]) == ["run", "path", "set", "n", "curve"] and list(table["n"]) == [6, 6, 6]
+    assert list(table["path"]) == [str(p) for _, p in runs] and list(table["set"]) == ["pro"] * 3
+    sweeps.summarize_sweep("init", runs[:1], tmp_path / "s.csv", tmp_path / "f.png")  # no paper: no reference
+    assert drawn.pop("bars")[4] is None and "curves" not in drawn
+    sweeps.summarize_sweep("m", runs[:1], tmp_path / "s.csv", tmp_path / "f.png", kind="cost")
+    assert list(drawn) == ["curves"] and drawn["curves"][1] == tmp_path / "f"
+
+
+def test_run_cost_curve_of_and_combinations_by_hand(tmp_path):
+    inferred, _ = fake_tables(n=8)
+    inferred.to_csv(tmp_path / "20m.csv", index=False)
+    nan = sweeps.run_cost(tmp_path / "20m.csv")
+    assert list(nan) == ["evaluations", "seconds"] and all(math.isnan(v) for v in nan.values())
+    (tmp_path / "20m-stats.json").write_text(json.dumps({"evaluations": 800, "seconds": 4.0}))
+    assert sweeps.run_cost(tmp_path / "20m.csv") == {"evaluations": 100.0, "seconds": 0.5}
+    assert sweeps.curve_of("n=40 dataset=kgs iterations=300") == "base"
+    assert sweeps.curve_of("dataset=x=y method=beam") == "method=beam"
+    assert sweeps.combinations({"base": {"trials": 2}}) == [({"trials": 2}, "base")]
