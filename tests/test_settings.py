@@ -138,3 +138,5 @@ def test_score_config_refuses_batches_without_a_shared_cache():
         ValueError, match=r"^max_batch > 1 needs shared_cache \(batches are shared between the analysis"
     ):
         S.ScoreConfig(max_batch=2)
+    with pytest.raises(ValueError, match=r"^tuning: expected one of \(.*\) or the path of an OpenCL tuning file$"):
+        S.ScoreConfig(tuning="")
