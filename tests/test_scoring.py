@@ -39,81 +39,73 @@ def test_scoring_dedupes_shared_prefixes_and_uses_cache(engine, tmp_path):
     assert again["analysed"] == 0 and again["rows"] == out["rows"]
 
 
-def analyses_alone(tmp_path, sequences):
+def analyses_alone(engine, sequences):
     """KataGo's analysis of every position 0 .. n of each ``sequences[name] = (GTP moves, komi)``, each
-    alone from an empty cache, as the scoring pool analyses them: ``{name: {turn: (best move's lead,
-    root lead)}}``, both from the side to move there."""
-    from moveorder.katago import EnginePool, KataGoEngine, analysis_config, default_env
-
-    def make(i):
-        cfg = analysis_config(tmp_path / f"ref-{i}.cfg", KATAGO_TUNER, threads=1)
-        return KataGoEngine.for_model(KATAGO, SMALL, cfg, stderr_log=tmp_path / "ref.log", env=default_env())
-
-    queries = [
-        {
+    alone from an empty cache (as the scoring pool analyses them), by the test's own engine: ``{name:
+    {turn: (best move's lead, root lead)}}``, both from the side to move there."""
+    out = {}
+    for name, (moves, komi) in sequences.items():
+        query = {
             "id": name,
             "moves": [["BW"[i % 2], m] for i, m in enumerate(moves)],
             "rules": "chinese",
             "komi": komi,
             "boardXSize": 19,
             "boardYSize": 19,
-            "analyzeTurns": list(range(len(moves) + 1)),
             "maxVisits": 8,
         }
-        for name, (moves, komi) in sequences.items()
-    ]
-    with EnginePool(make, 1) as pool:
-        res = pool.analyze(queries)
-    out = {name: {} for name in sequences}
-    for (name, t), r in res.items():
-        out[name][t] = (max(m["scoreLead"] for m in r["moveInfos"]), r["rootInfo"]["scoreLead"])
+        replies = {t: engine.analyze_alone(query, t) for t in range(len(moves) + 1)}
+        out[name] = {
+            t: (max(m["scoreLead"] for m in r["moveInfos"]), r["rootInfo"]["scoreLead"]) for t, r in replies.items()
+        }
     return out
 
 
-def test_score_verb_losses_by_hand_from_katagos_own_leads(tmp_path):
-    """`moveorder score` on two arrangements: each move's loss is the best lead before it minus its own
-    lead (the lead after it, negated), from the mover's side, as KataGo gives them position by position;
-    the komi of each record reaches KataGo; a White move on the 1-1 point loses points (positive)."""
+def test_score_verb_losses_by_hand_from_katagos_own_leads(engine, tmp_path):
+    """`moveorder score`: each move's loss is the best lead before it minus its own lead (the lead after
+    it, negated), from the mover's side, as KataGo gives them position by position; the komi of each
+    record reaches KataGo; a White move on the 1-1 point loses points (positive); the shared-cache path."""
     actual = ["pd", "dp", "qp", "aa"]  # White's fourth move on the 1-1 point (A19)
     inferred = ["pd", "aa", "qp", "dp"]
+    row = {"set": "t", "lgm": 0.2, "actual_lgm": 0.1, "exact_match": False}
     rows = [
-        {"id": f"k{k}", "set": "t", "n": 4, "actual": actual, "inferred": inferred, "lgm": 0.2, "actual_lgm": 0.1}
-        | {"exact_match": False, "komi": k}
-        for k in (7.5, 0.5)
+        {**row, "id": "k7.5", "n": 4, "actual": actual, "inferred": inferred, "komi": 7.5},
+        {**row, "id": "k0.5", "n": 1, "actual": ["pd"], "inferred": ["pd"], "komi": 0.5},
     ]
     (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    common = ["--results", str(tmp_path / "r.jsonl"), "--katago", str(KATAGO), "--model", str(SMALL)]
-    common += ["--tuner", str(KATAGO_TUNER), "--visits", "8", "--quiet"]
-    for name, extra in (("pool", []), ("shared", ["--shared-cache"])):
+    (tmp_path / "one.jsonl").write_text(json.dumps(rows[1]) + "\n")
+    common = ["--katago", str(KATAGO), "--model", str(SMALL), "--tuner", str(KATAGO_TUNER), "--visits", "8"]
+    for name, extra in (
+        ("pool", ["--results", str(tmp_path / "r.jsonl")]),
+        ("shared", ["--results", str(tmp_path / "one.jsonl"), "--shared-cache"]),
+    ):
         files = ["--work-dir", str(tmp_path / name), "--table", str(tmp_path / f"{name}.csv")]
         files += ["--moves-table", str(tmp_path / f"{name}-m.csv")]
-        assert cli.main(["score", *common, "--threads", "1", *extra, *files]) == 0
+        assert cli.main(["score", *common, "--threads", "1", "--quiet", *extra, *files]) == 0
     table, moves = pd.read_csv(tmp_path / "pool.csv"), pd.read_csv(tmp_path / "pool-m.csv")
-    assert list(table["id"]) == ["k7.5", "k0.5"] and len(moves) == 2 * 2 * 4
+    assert list(table["id"]) == ["k7.5", "k0.5"] and len(moves) == 2 * 4 + 2 * 1
     gtp = {"pd": "Q16", "dp": "D4", "qp": "R4", "aa": "A19"}
     sequences = {
-        (which, k): (seq, k) for which, seq in (("actual", actual), ("inferred", inferred)) for k in (7.5, 0.5)
+        (r["id"], which): ([gtp[m] for m in r[which]], r["komi"]) for r in rows for which in ("actual", "inferred")
     }
-    refs = analyses_alone(tmp_path, {f"{w}{k}": ([gtp[m] for m in seq], k) for (w, k), (seq, _) in sequences.items()})
-    for k in (7.5, 0.5):
-        for which, seq in (("actual", actual), ("inferred", inferred)):
-            ref = refs[f"{which}{k}"]
-            got = moves[(moves["id"] == f"k{k}") & (moves["sequence"] == which)].sort_values("move_number")
-            assert list(got["move"]) == [gtp[m] for m in seq] and list(got["move_number"]) == [1, 2, 3, 4]
-            expected = [ref[i][0] - (-ref[i + 1][1]) for i in range(4)]  # before move i+1, after it
-            assert list(got["delta_max"]) == pytest.approx([ref[i][0] for i in range(4)], abs=1e-9)
-            assert list(got["delta"]) == pytest.approx([-ref[i + 1][1] for i in range(4)], abs=1e-9)
-            assert list(got["loss"]) == pytest.approx(expected, abs=1e-9)
-            loss = table.loc[table["id"] == f"k{k}", f"loss_{which}"].item()
-            assert loss == pytest.approx(sum(expected) / 4, abs=1e-9)
+    refs = analyses_alone(engine, {f"{i} {w}": v for (i, w), v in sequences.items()})
+    for (rid, which), (seq, _) in sequences.items():
+        ref, n = refs[f"{rid} {which}"], len(seq)
+        got = moves[(moves["id"] == rid) & (moves["sequence"] == which)].sort_values("move_number")
+        assert list(got["move"]) == seq and list(got["move_number"]) == list(range(1, n + 1))
+        expected = [ref[i][0] - (-ref[i + 1][1]) for i in range(n)]  # before move i+1, after it
+        assert list(got["delta_max"]) == pytest.approx([ref[i][0] for i in range(n)], abs=1e-9)
+        assert list(got["delta"]) == pytest.approx([-ref[i + 1][1] for i in range(n)], abs=1e-9)
+        assert list(got["loss"]) == pytest.approx(expected, abs=1e-9)
+        assert table.loc[table["id"] == rid, f"loss_{which}"].item() == pytest.approx(sum(expected) / n, abs=1e-9)
     # White's A19 (move 4 of the actual order, move 2 of the inferred one) throws points away.
     a19 = moves[moves["move"] == "A19"]
-    assert len(a19) == 4 and (a19["loss"] > 2).all(), a19
+    assert len(a19) == 2 and (a19["loss"] > 2).all(), a19
     # Komi 0.5 instead of 7.5: Black, to move on the empty board, leads by points more (b6c96 at 8 visits
     # says 4.9, not all of the 7; with the record's komi lost on the way, both would be 7.5's).
     first = moves[(moves["move_number"] == 1) & (moves["sequence"] == "actual")].set_index("id")["delta_max"]
     assert 3 < first["k0.5"] - first["k7.5"] < 8
     # One process sharing its cache: the same moves, leads as repeatable as the order of analysis allows.
-    shared = pd.read_csv(tmp_path / "shared-m.csv")
-    assert list(shared["move"]) == list(moves["move"])
-    assert list(shared["loss"]) == pytest.approx(list(moves["loss"]), abs=1.0)
+    shared, alone = pd.read_csv(tmp_path / "shared-m.csv"), moves[moves["id"] == "k0.5"]
+    assert list(shared["move"]) == list(alone["move"])
+    assert list(shared["loss"]) == pytest.approx(list(alone["loss"]), abs=1.0)
