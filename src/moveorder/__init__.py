@@ -14,7 +14,7 @@ qualify                         tygem                                           
 arrangements: evaluation games  arrangements                             workflow/rules/data.smk select
 clipped to n moves; the pool
 likelihood: our networks and    networks, features, train, likelihood,   networks.smk            train-policy,
-P(move | position)              cross_level                                                      cross-level, policy
+P(move | position)              cross_level, shipped                                             cross-level, policy
 search: the order of play       annealing, beam, inference               inference.smk           infer-set, infer
 KataGo scoring                  katago_install, katago, loss, scoring    scoring.smk             install-katago, score
 figures and tables              metrics, plots, report, sweeps           figures.smk, sweeps.smk report, sweep-summary

@@ -318,8 +318,9 @@ def _cross_level_options(s: argparse.ArgumentParser) -> None:
         nargs=2,
         action="append",
         required=True,
-        metavar=("NAME", "MODEL_PT"),
-        help="a trained network (model.pt of train-policy); NAME trained-SET marks its own level",
+        metavar=("NAME", "NETWORK"),
+        help="a network (model.pt of train-policy, Leela Zero weights, or a shipped name such as tygem); "
+        "NAME trained-SET marks its own level",
     )
     s.add_argument(
         "--heldout",
@@ -399,7 +400,12 @@ def cmd_policy(a: argparse.Namespace) -> int:
 def _anneal_options(s: argparse.ArgumentParser) -> None:
     d, p = S.AnnealConfig(), S.PolicyConfig()
     paper = ", ".join(f"{v:,} for {k} moves" for k, v in S.PAPER_ITERATIONS.items())
-    s.add_argument("--network", required=True, help="Leela Zero weights (.txt/.gz/.zip) or a moveorder .pt")
+    s.add_argument(
+        "--network",
+        default=S.SHIPPED_NETWORK,
+        help="Leela Zero weights (.txt/.gz/.zip), a moveorder .pt, or a network shipped with moveorder "
+        "(moveorder.shipped: tygem) (default: %(default)s)",
+    )
     s.add_argument(
         "--iterations",
         type=_int_at_least(1),

@@ -25,7 +25,7 @@ import pandas as pd
 import torch
 
 from .metrics import summarize
-from .networks import load_checkpoint
+from .networks import load_policy
 from .records import load_records
 from .report import to_markdown
 from .train import PositionSampler, evaluate, split_games
@@ -39,7 +39,10 @@ def trained_on(network: str) -> str:
 def heldout_table(
     networks: Dict[str, Path], pools: Dict[str, Path], fraction: float, seed: int, positions: int = 20000
 ) -> pd.DataFrame:
-    """One row per (network, set): accuracy on the set's held-out games (training's split and sample)."""
+    """One row per (network, set): accuracy on the set's held-out games (training's split and sample).
+
+    A network is any file :func:`moveorder.networks.load_policy` reads (a shipped network's name too).
+    """
     device = torch.device("cpu")
     samplers = {}
     for s, pool in pools.items():
@@ -48,7 +51,7 @@ def heldout_table(
     rows = []
     for name, path in networks.items():
         # Channels-last, as training evaluates: the same convolution kernels, the same numbers.
-        net = load_checkpoint(path).to(memory_format=torch.channels_last)
+        net = load_policy(path).to(memory_format=torch.channels_last)
         for s, (games, sampler) in samplers.items():
             m = evaluate(net, sampler, positions, device, seed)
             rows.append(

@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Tuple
 import torch
 from torch import nn
 
-from . import coords
+from . import coords, shipped
 from .coords import MOVES, POINTS
 from .features import PLANES
 
@@ -202,8 +202,9 @@ def load_checkpoint(path: Path) -> LeelaNet:
 
 
 def load_policy(path: Path) -> LeelaNet:
-    """A policy network from a Leela Zero weights file (.txt, .gz, .zip) or a moveorder ``model.pt``."""
-    path = Path(path)
+    """A policy network from a Leela Zero weights file (.txt, .gz, .zip), a moveorder ``model.pt``,
+    or the name of a network shipped with the package (:mod:`moveorder.shipped`, e.g. ``tygem``)."""
+    path = shipped.resolve(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such network file")
     if path.suffix == ".pt":

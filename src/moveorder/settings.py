@@ -100,6 +100,10 @@ PRECISIONS = ("float32", "bfloat16", "tf32")
 CACHE_SLOTS = 1 << 17
 
 
+#: The network a run uses when none is named: the one shipped with the package (moveorder.shipped).
+SHIPPED_NETWORK = "tygem"
+
+
 @dataclass
 class PolicyConfig:
     """How the policy network gives the likelihood (``policy`` in config); a run's ``--network`` names it."""

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 # shares with the command line: the defaults (moveorder.settings) and sweep files (moveorder.sweeps).
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))
 from moveorder import settings as mo_settings  # noqa: E402
+from moveorder import shipped as mo_shipped  # noqa: E402
 from moveorder import sweeps as mo_sweeps  # noqa: E402
 
 for _name in config["sets"]:
@@ -81,7 +82,7 @@ def network_key(spec, dataset=None):
         if dataset is None:
             raise ValueError(f"network {OWN_LEVEL!r} depends on the set it infers; no set given")
         return f"trained-{dataset}"
-    if spec.startswith("trained-") or spec in config["networks"]:
+    if spec.startswith("trained-") or spec in config["networks"] or spec in mo_shipped.names():
         return spec
     return "file-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(spec).name)
 
@@ -104,11 +105,13 @@ def trained_network_targets():
 
 
 def network_file(key):
-    """The file behind a network key: trained-SET (ours), a key of `networks` (by URL), or a user's file."""
+    """The file behind a network key: trained-SET (ours), a key of `networks` (by URL), a shipped one, or a user's file."""
     if key.startswith("trained-"):
         return f"results/networks/{key}/model.pt"
     if key in config["networks"]:
         return f"data/networks/{key}/{url_filename(config['networks'][key]['url'])}"
+    if key in mo_shipped.names():
+        return str(mo_shipped.weights(key))
     for spec in [config["policy"]["network"], *config.get("extra_networks", [])]:
         if network_key(spec) == key:
             return spec
