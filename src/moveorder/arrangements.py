@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import coords
-from .records import Record
+from .records import Record, load_jsonl
 
 
 @dataclass
@@ -153,16 +153,7 @@ def write_jsonl(path: Path, items) -> None:
 
 def load_arrangements(path: Path) -> List[Arrangement]:
     """Every arrangement of a JSONL file; a line that is not one raises ValueError naming the file and the line."""
-    out = []
-    with open(path, "rb") as f:
-        for number, raw in enumerate(f, start=1):
-            if not raw.strip():
-                continue
-            try:
-                out.append(Arrangement.from_json(raw.decode("utf-8")))
-            except (ValueError, TypeError) as err:  # bad JSON, bad UTF-8, or fields that are not an arrangement's
-                raise ValueError(f"{path}: line {number}: not an arrangement ({type(err).__name__}: {err})") from None
-    return out
+    return load_jsonl(path, Arrangement.from_json, "an arrangement")
 
 
 def select_set(

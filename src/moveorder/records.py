@@ -607,22 +607,29 @@ def write_scan(
     return counts
 
 
-def load_records(path: Path) -> List[Record]:
-    """Every record of a JSONL file; a line that is not one raises ValueError naming the file and the line."""
+def load_jsonl(path: Path, from_json: Callable[[str], object], what: str) -> list:
+    """``from_json`` of every non-blank line of a JSONL file; a line it cannot read raises ValueError
+    naming the file, the line and ``what`` it should have been (e.g. "a game record")."""
     out = []
     with open(path, "rb") as f:
         for number, raw in enumerate(f, start=1):
             if not raw.strip():
                 continue
             try:
-                out.append(Record.from_json(raw.decode("utf-8")))
-            except (ValueError, TypeError) as err:  # bad JSON, bad UTF-8, or fields that are not a record's
-                raise ValueError(f"{path}: line {number}: not a game record ({type(err).__name__}: {err})") from None
+                out.append(from_json(raw.decode("utf-8")))
+            except (ValueError, TypeError) as err:  # bad JSON, bad UTF-8, or fields that are not the object's
+                raise ValueError(f"{path}: line {number}: not {what} ({type(err).__name__}: {err})") from None
     return out
+
+
+def load_records(path: Path) -> List[Record]:
+    """Every record of a JSONL file; a line that is not one raises ValueError naming the file and the line."""
+    return load_jsonl(path, Record.from_json, "a game record")
 
 
 __all__ = [
     "REASONS",
+    "load_jsonl",
     "Record",
     "RecordError",
     "Checked",
