@@ -217,3 +217,14 @@ def test_train_policy_verb_trains_what_it_is_told_and_leelaz_reads_its_export(pr
     assert (net.blocks_n, net.filters) == (1, 8)
     checked, _ = assert_matches_leelaz(net, tmp_path / "policy.txt.gz", POSITIONS[:6])
     assert checked > 6 * 340
+
+
+def test_shipped_network_matches_leelaz():
+    """The network shipped as the default likelihood is a Leela Zero weights file that leelaz itself reads alike."""
+    from moveorder import settings, shipped
+
+    net = load_policy(settings.SHIPPED_NETWORK)
+    checked, ref = assert_matches_leelaz(net, shipped.weights(settings.SHIPPED_NETWORK), POSITIONS[:6])
+    assert checked > 6 * 330
+    # A trained human policy: on the empty board its favourite point holds over 10% of the mass.
+    assert int(ref[0][:361].max()) >= 100
