@@ -153,7 +153,16 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 
 def run_snakemake(workdir, *args, check=True):
+    """Snakemake on the repository's workflow in ``workdir``; a run through a SLURM profile names it in args.
+
+    Snakemake imports every executor plugin when it starts, and the SLURM plugin's import runs
+    ``scontrol show config``, which, where SLURM is installed (scripts/setup.sh) but no controller is
+    running, waits about 9 s for one. A run that is not through SLURM gets an empty SLURM_CONF, so that
+    ``scontrol`` fails at once (the plugin then goes on without the value).
+    """
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    if not any("profiles/slurm" in str(a) or a == "--executor" for a in args):
+        env["SLURM_CONF"] = os.devnull
     proc = subprocess.run(
         SNAKEMAKE + ["-s", str(REPO / "Snakefile"), "--directory", str(workdir), *args],
         capture_output=True,
@@ -163,3 +172,28 @@ def run_snakemake(workdir, *args, check=True):
     if check and proc.returncode != 0:
         raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
     return proc
+
+
+def killed_then_resumed(monkeypatch, pool, out, cfg, device, kill_at=5):
+    """Train ``cfg`` into ``out``, killed (KeyboardInterrupt) when it asks for its ``kill_at``-th batch, then
+    resumed from the checkpoint it left; the checkpoint's step at the kill is returned."""
+    import pytest
+    import torch
+
+    from moveorder.train import PositionSampler, train
+
+    real, calls = PositionSampler.batch, []
+
+    def dies(self, rows, rng):
+        calls.append(1)
+        if len(calls) == kill_at:
+            raise KeyboardInterrupt("killed")
+        return real(self, rows, rng)
+
+    monkeypatch.setattr(PositionSampler, "batch", dies)
+    with pytest.raises(KeyboardInterrupt):
+        train(pool, out, cfg, device=device, progress=False)
+    monkeypatch.setattr(PositionSampler, "batch", real)
+    step = torch.load(out / "checkpoint.pt", weights_only=False)["step"]
+    train(pool, out, cfg, device=device, progress=False)
+    return step

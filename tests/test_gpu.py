@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import FIXTURE
+from helpers import FIXTURE, killed_then_resumed
 from moveorder import annealing as sa
 from moveorder import cli
 from moveorder.arrangements import clip, write_jsonl
@@ -20,7 +20,7 @@ from moveorder.inference import load_results
 from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.networks import LeelaNet
 from moveorder.settings import TrainConfig
-from moveorder.train import PositionSampler, train
+from moveorder.train import train
 
 pytestmark = [
     pytest.mark.gpu,
@@ -121,20 +121,7 @@ def test_training_on_the_gpu_repeats_itself_and_resumes_to_the_same_weights(pro2
     train(pro2_pool, tmp_path / "again", cfg, device="cuda", progress=False)
     assert first["device"] == "cuda"
     assert (tmp_path / "one/policy.txt.gz").read_bytes() == (tmp_path / "again/policy.txt.gz").read_bytes()
-    real, calls = PositionSampler.batch, []
-
-    def dies_at_batch_5(self, rows, rng):
-        calls.append(1)
-        if len(calls) == 5:
-            raise KeyboardInterrupt("killed")
-        return real(self, rows, rng)
-
-    monkeypatch.setattr(PositionSampler, "batch", dies_at_batch_5)
-    with pytest.raises(KeyboardInterrupt):
-        train(pro2_pool, tmp_path / "two", cfg, device="cuda", progress=False)
-    monkeypatch.setattr(PositionSampler, "batch", real)
-    assert torch.load(tmp_path / "two/checkpoint.pt", weights_only=False)["step"] == 3
-    train(pro2_pool, tmp_path / "two", cfg, device="cuda", progress=False)
+    assert killed_then_resumed(monkeypatch, pro2_pool, tmp_path / "two", cfg, "cuda") == 3
     assert (tmp_path / "one/policy.txt.gz").read_bytes() == (tmp_path / "two/policy.txt.gz").read_bytes()
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import capture_at_30, filler_moves, handicap_sgf, make_sgf
+from helpers import capture_at_30, filler_moves, handicap_sgf, killed_then_resumed, make_sgf
 from moveorder import coords
 from moveorder.cross_level import heldout_table
 from moveorder.features import board_history_planes
@@ -148,20 +148,7 @@ def test_a_killed_run_resumes_to_the_same_weights(pro2_pool, tmp_path, monkeypat
         checkpoint_every=3,
     )
     train(pro2_pool, tmp_path / "one", cfg, device="cpu", progress=False)
-    real, calls = PositionSampler.batch, []
-
-    def dies_at_step_5(self, rows, rng):
-        calls.append(1)
-        if len(calls) == 5:
-            raise KeyboardInterrupt("killed")
-        return real(self, rows, rng)
-
-    monkeypatch.setattr(PositionSampler, "batch", dies_at_step_5)
-    with pytest.raises(KeyboardInterrupt):
-        train(pro2_pool, tmp_path / "two", cfg, device="cpu", progress=False)
-    assert torch.load(tmp_path / "two/checkpoint.pt", weights_only=False)["step"] == 3
-    monkeypatch.setattr(PositionSampler, "batch", real)
-    train(pro2_pool, tmp_path / "two", cfg, device="cpu", progress=False)
+    assert killed_then_resumed(monkeypatch, pro2_pool, tmp_path / "two", cfg, "cpu") == 3
     assert (tmp_path / "one/policy.txt.gz").read_bytes() == (tmp_path / "two/policy.txt.gz").read_bytes()
 
 
