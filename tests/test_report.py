@@ -1,5 +1,7 @@
 """The summary and paper comparison, and every figure and table of a report."""
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 import yaml
@@ -7,7 +9,15 @@ import yaml
 from helpers import REPO, fake_tables
 from moveorder import cli, plots
 from moveorder.metrics import better_both_ways, slope_through_origin, summarize
-from moveorder.report import comparison_table, make_report
+from moveorder.report import (
+    COMPARED,
+    build_summary,
+    comparison_table,
+    make_report,
+    network_of,
+    networks_line,
+    write_examples,
+)
 
 
 def test_summary_and_comparison():
@@ -76,8 +86,187 @@ def test_report_names_each_sets_network_and_appends_cross_level(tmp_path, monkey
     summary = pd.read_csv(tmp_path / "out/summary.csv")
     assert dict(zip(summary["set"], summary["network"])) == {"pro": "trained-pro", "kgs": "trained-kgs"}
     text = (tmp_path / "out/summary.md").read_text()
-    assert "networks: pro trained-pro, kgs trained-kgs" in text and "## Networks across levels" in text
+    assert "\n\nnetworks: pro trained-pro, kgs trained-kgs; note\n\n|" in text
+    assert text.endswith("|\n\n## Networks across levels\n\n| a |\n|---|\n| 1 |\n")
     comp = pd.read_csv(tmp_path / "out/paper_comparison.csv")
     assert list(comp["network"]) == ["trained-pro", "trained-kgs"]
     # Every likelihood panel is titled with its set, length and network.
     assert titles[-1] == ["pro6m, trained-pro", "kgs6m, trained-kgs"]
+
+
+class Recorder:
+    """Stands in for the figure functions of moveorder.plots (tested in test_plots.py): records each call."""
+
+    def __init__(self, monkeypatch):
+        self.calls = []
+        for name in ("likelihood_scatter", "loss_scatter", "sequence_pair", "save"):
+            monkeypatch.setattr(plots, name, self.record(name))
+
+    def record(self, name):
+        def call(*args, **kwargs):
+            self.calls.append((name, args, kwargs))
+            stem = args[1] if name != "sequence_pair" else args[2]
+            return [Path(stem).with_suffix(".png")]
+
+        return call
+
+    def of(self, name):
+        return [(args, kwargs) for n, args, kwargs in self.calls if n == name]
+
+
+def two_sets(tmp_path, n=20):
+    """(pro, kgs) inference and scoring tables at ``n`` moves, written as the workflow writes them."""
+    entries, tables = [], {}
+    for s, seed in (("pro", 3), ("kgs", 4)):
+        inferred, scored = fake_tables(seed=seed)
+        inferred["n"] = scored["n"] = n
+        inferred.to_csv(tmp_path / f"{s}-i.csv", index=False)
+        scored.to_csv(tmp_path / f"{s}-s.csv", index=False)
+        entries.append((s, n, tmp_path / f"{s}-i.csv", tmp_path / f"{s}-s.csv"))
+        tables[s] = (pd.read_csv(tmp_path / f"{s}-i.csv"), pd.read_csv(tmp_path / f"{s}-s.csv"))
+    return entries, tables
+
+
+def md_rows(text):
+    """The cells of every markdown table row of ``text`` (separator rows left out)."""
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("|") and not set(line) <= set("|-: "):
+            rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+def test_report_hands_each_figure_its_data_and_title(tmp_path, monkeypatch):
+    rec = Recorder(monkeypatch)
+    entries, tables = two_sets(tmp_path)
+    networks = {"pro": "trained-pro", "kgs": "trained-kgs"}
+    make_report(entries, REPO / "config/paper_results.yaml", tmp_path / "out", tmp_path / "fig", networks, {}, "N", 2)
+    fig = tmp_path / "fig"
+    lik, loss = {}, {}
+    for s in ("pro", "kgs"):
+        inferred, scored = tables[s]
+        title = f"{s}20m, trained-{s}"
+        lik[title] = {"actual": list(inferred["actual_lgm"]), "inferred": list(inferred["lgm"])}
+        loss[title] = {
+            "loss_actual": list(scored["loss_actual"]),
+            "loss_inferred": list(scored["loss_inferred"]),
+            "ratio": list(scored["lgm_ratio"]),
+        }
+    # One figure a set and length, then every panel in one figure, each with the note.
+    assert rec.of("likelihood_scatter") == [(({t: lik[t]}, fig / f"likelihood_{t[:3]}_20m", "N"), {}) for t in lik] + [
+        ((lik, fig / "likelihood_all", "N"), {})
+    ]
+    assert rec.of("loss_scatter") == [(({t: loss[t]}, fig / f"loss_{t[:3]}_20m", "N"), {}) for t in loss] + [
+        ((loss, fig / "loss_all", "N"), {})
+    ]
+    # The examples: better on both counts, the largest likelihood gains of all sets first, two of them.
+    picks = []
+    for s in ("pro", "kgs"):
+        inferred, scored = tables[s]
+        for _, r in scored.merge(inferred[["id", "inferred", "actual"]], on="id").iterrows():
+            if r["lgm"] > r["actual_lgm"] and r["loss_inferred"] < r["loss_actual"]:
+                picks.append((r["lgm"] / r["actual_lgm"], s, r))
+    picks.sort(key=lambda p: -p[0])
+    assert len(picks) > 2  # there is a choice to make
+    expected = []
+    for k, (_, s, r) in enumerate(picks[:2], start=1):
+        pairs = lambda t: [t[i : i + 2] for i in range(0, len(t), 2)]  # noqa: E731
+        expected.append(
+            (
+                (
+                    pairs(r["inferred"]),
+                    pairs(r["actual"]),
+                    fig / "examples" / f"example_{k}",
+                    f"{s}20m, game {r['id']}, trained-{s}",
+                    f"LGM {r['lgm']:.3f}, loss {r['loss_inferred']:.3f}",
+                    f"LGM {r['actual_lgm']:.3f}, loss {r['loss_actual']:.3f}",
+                ),
+                {},
+            )
+        )
+    assert rec.of("sequence_pair") == expected
+    assert rec.of("save") == []
+
+
+def test_no_example_is_said_in_a_figure(tmp_path, monkeypatch):
+    rec = Recorder(monkeypatch)
+    inferred, scored = fake_tables()
+    scored["loss_inferred"] = scored["loss_actual"] + 1  # never a lower loss
+    (tmp_path / "ex").mkdir()  # a folder that is already there is written into
+    written = write_examples([("pro", 6, inferred, scored)], tmp_path / "ex", 3, "net")
+    assert written == [tmp_path / "ex/example_1.png"] and rec.of("sequence_pair") == []
+    (((fig, stem), _),) = rec.of("save")
+    assert stem == tmp_path / "ex/example_1"
+    (text,) = fig.axes[0].texts
+    assert text.get_text() == (
+        "No arrangement had an inferred sequence with both a higher likelihood and a lower loss."
+    )
+    assert text.get_position() == (0.5, 0.5) and (text.get_ha(), text.get_va()) == ("center", "center")
+    assert text.get_fontsize() == 9 and tuple(fig.get_size_inches()) == (6, 1)
+    assert not fig.axes[0].axison
+
+
+def test_summary_and_comparison_markdown_cell_by_cell(tmp_path, monkeypatch):
+    Recorder(monkeypatch)
+    entries, tables = two_sets(tmp_path)
+    entries[1] = ("kgs", 6, *entries[1][2:])  # a length the paper has no numbers for
+    paper_path = REPO / "config/paper_results.yaml"
+    paper = yaml.safe_load(paper_path.read_text())
+    out = tmp_path / "out"
+    out.mkdir()  # a folder that is already there is written into
+    summary = make_report(entries, paper_path, out, tmp_path / "fig", "net-x", {"pro": "Fox pro"}, "N")
+    assert list(pd.read_csv(out / "summary.csv").columns[:2]) == ["set", "n"]
+    assert list(pd.read_csv(out / "paper_comparison.csv").columns[:3]) == ["set", "network", "paper set"]
+    text = (out / "summary.md").read_text()
+    assert text.startswith("# Summary\n\nnetwork net-x; N\n\n|")
+    assert text.endswith("|\n")  # the second table ends the file: no cross-level table was given
+    rows = md_rows(text)
+    head = rows[0]
+    assert [len(r) for r in rows] == [len(head)] * 3 + [5] * 3
+    assert head[:2] == ["set", "n"] and not {"network", "dataset", "katago"} & set(head)
+    pro = dict(zip(head, rows[1]))
+    assert pro["set"] == "pro" and pro["n"] == "20" and pro["arrangements"] == "12"
+    assert pro["lgm_slope"] == f"{summary.loc[0, 'lgm_slope']:.3f}"  # three decimals
+    assert pro["exact_match_rate"] == "0.333"
+    # The second table: who inferred and scored each set; a set with no dataset name is named by itself.
+    assert rows[3] == ["set", "n", "network", "dataset", "katago"]
+    assert rows[4:6] == [
+        ["pro", "20", "net-x", "Fox pro", "g170 @ 8 visits"],
+        ["kgs", "6", "net-x", "kgs", "g170 @ 8 visits"],
+    ]
+    comp_text = (out / "paper_comparison.md").read_text()
+    assert comp_text.startswith(
+        f"# Our numbers beside the paper's\n\nPaper: {paper['source']}; network {paper['network']}.\n"
+        "Ours: network net-x; N.\n\n|"
+    )
+    assert comp_text.endswith("|\n")
+    rows = md_rows(comp_text)
+    assert rows[0][:3] == ["set", "network", "paper set"] and [len(r) for r in rows] == [len(rows[0])] * 3
+    comp = dict(zip(rows[0], rows[1]))
+    ref = paper["results"]["Pro"][20]
+    assert comp["set"] == "pro20m" and comp["network"] == "net-x" and comp["paper set"] == "Pro20m"
+    for key, name in (("share_on_or_above", "share on/above y=x"), ("lgm_slope", "LGM slope")):
+        assert comp[f"{name} (ours)"] == f"{summary.loc[0, key]:.3f}"
+        assert comp[f"{name} (paper)"] == f"{ref[key]:.3f}"
+    kgs = dict(zip(rows[0], rows[2]))
+    assert kgs["set"] == "kgs6m" and kgs["paper set"] == "-" and kgs["LGM slope (paper)"] == ""
+    assert set(rows[0]) == {"set", "network", "paper set"} | {
+        f"{name} ({who})" for _, name in COMPARED for who in ("ours", "paper")
+    }
+
+
+def test_network_names():
+    assert networks_line("a") == "network a"
+    assert networks_line({"pro": "a", "kgs": "a"}) == "network a"
+    assert networks_line({"pro": "a", "kgs": "b"}) == "networks: pro a, kgs b"
+    assert network_of("a", "pro") == "a" and network_of({"pro": "a"}, "pro") == "a"
+    assert network_of({"pro": "a"}, "kgs") == ""
+    inferred, scored = fake_tables()
+    empty = build_summary([("pro", 6, inferred, scored.iloc[:0])], "a", {})
+    assert empty.loc[0, "katago"] == ""
+    # A set with no counterpart in the paper, and a length the paper did not infer: no paper numbers.
+    paper = yaml.safe_load((REPO / "config/paper_results.yaml").read_text())
+    summary = pd.DataFrame([{"set": "mine", "n": 20, "lgm_slope": 1.5}, {"set": "pro", "n": 30, "lgm_slope": 1.2}])
+    comp = comparison_table(summary, paper)
+    assert list(comp["paper set"]) == ["-", "-"] and comp["LGM slope (paper)"].isna().all()
+    assert list(comp["LGM slope (ours)"]) == [1.5, 1.2] and list(comp["set"]) == ["mine20m", "pro30m"]
