@@ -140,7 +140,9 @@ def test_report_hands_each_figure_its_data_and_title(tmp_path, monkeypatch):
     rec = Recorder(monkeypatch)
     entries, tables = two_sets(tmp_path)
     networks = {"pro": "trained-pro", "kgs": "trained-kgs"}
-    make_report(entries, REPO / "config/paper_results.yaml", tmp_path / "out", tmp_path / "fig", networks, {}, "N", 2)
+    out = tmp_path / "a/b/out"  # folders made as deep as asked
+    make_report(entries, REPO / "config/paper_results.yaml", out, tmp_path / "fig", networks, {}, "N", 2)
+    assert (out / "summary.md").exists()
     fig = tmp_path / "fig"
     lik, loss = {}, {}
     for s in ("pro", "kgs"):
@@ -207,18 +209,19 @@ def test_no_example_is_said_in_a_figure(tmp_path, monkeypatch):
 
 
 def test_summary_and_comparison_markdown_cell_by_cell(tmp_path, monkeypatch):
-    Recorder(monkeypatch)
+    rec = Recorder(monkeypatch)
     entries, tables = two_sets(tmp_path)
     entries[1] = ("kgs", 6, *entries[1][2:])  # a length the paper has no numbers for
     paper_path = REPO / "config/paper_results.yaml"
     paper = yaml.safe_load(paper_path.read_text())
     out = tmp_path / "out"
     out.mkdir()  # a folder that is already there is written into
-    summary = make_report(entries, paper_path, out, tmp_path / "fig", "net-x", {"pro": "Fox pro"}, "N")
+    summary = make_report(entries, paper_path, out, tmp_path / "fig", "net-x", {"pro": "Fox pro"})  # no note
+    assert len(rec.of("sequence_pair")) == 3  # three examples unless told
     assert list(pd.read_csv(out / "summary.csv").columns[:2]) == ["set", "n"]
     assert list(pd.read_csv(out / "paper_comparison.csv").columns[:3]) == ["set", "network", "paper set"]
     text = (out / "summary.md").read_text()
-    assert text.startswith("# Summary\n\nnetwork net-x; N\n\n|")
+    assert text.startswith("# Summary\n\nnetwork net-x\n\n|")
     assert text.endswith("|\n")  # the second table ends the file: no cross-level table was given
     rows = md_rows(text)
     head = rows[0]
@@ -237,7 +240,7 @@ def test_summary_and_comparison_markdown_cell_by_cell(tmp_path, monkeypatch):
     comp_text = (out / "paper_comparison.md").read_text()
     assert comp_text.startswith(
         f"# Our numbers beside the paper's\n\nPaper: {paper['source']}; network {paper['network']}.\n"
-        "Ours: network net-x; N.\n\n|"
+        "Ours: network net-x.\n\n|"
     )
     assert comp_text.endswith("|\n")
     rows = md_rows(comp_text)

@@ -1,10 +1,10 @@
 """The workflow on a real one-node SLURM cluster (started here by scripts/slurm-cluster.sh), with the
 shipped profile, gives the same results as a local run of the same configuration.
 
-Two checks share one comparison: a tiny configuration in the default test run (a minute or two),
-and ``config/quick.yaml`` with ``config/cluster.yaml`` over it (quick's every job, each smaller: 3 games a
-set, networks of 100 steps, SA 100 x 2, KataGo at 2 visits), marked ``cluster``, which CI runs as its own
-step: ``pytest -q -m cluster`` (README, "Test", has its time).
+Two checks share one comparison, both marked ``cluster`` (CI runs them as their own step,
+``pytest -q -m cluster``; README, "Test", has its time): a tiny configuration (2-3 minutes), and
+``config/quick.yaml`` with ``config/cluster.yaml`` over it (quick's every job, each smaller: 3 games a set,
+networks of 100 steps, SA 100 x 2, KataGo at 2 visits).
 """
 
 import json
@@ -127,6 +127,7 @@ def assert_same_results(local, cluster):
     files("results/figures/examples/*.png")
 
 
+@pytest.mark.cluster
 def test_slurm_run_equals_local_run(tmp_path, slurm_cluster):
     cfg = tiny_config(tmp_path)
     local, cluster = run_local_and_on_slurm(tmp_path, "--configfile", str(cfg))
