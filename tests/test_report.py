@@ -267,9 +267,23 @@ def test_network_names():
     inferred, scored = fake_tables()
     empty = build_summary([("pro", 6, inferred, scored.iloc[:0])], "a", {})
     assert empty.loc[0, "katago"] == ""
+    one = build_summary([("pro", 6, inferred.iloc[:1], scored.iloc[:1])], "a", {})
+    assert one.loc[0, "katago"] == "g170 @ 8 visits"
     # A set with no counterpart in the paper, and a length the paper did not infer: no paper numbers.
     paper = yaml.safe_load((REPO / "config/paper_results.yaml").read_text())
     summary = pd.DataFrame([{"set": "mine", "n": 20, "lgm_slope": 1.5}, {"set": "pro", "n": 30, "lgm_slope": 1.2}])
     comp = comparison_table(summary, paper)
     assert list(comp["paper set"]) == ["-", "-"] and comp["LGM slope (paper)"].isna().all()
     assert list(comp["LGM slope (ours)"]) == [1.5, 1.2] and list(comp["set"]) == ["mine20m", "pro30m"]
+    # A counterpart named but with no results in the paper file.
+    comp = comparison_table(summary.iloc[:1], {"counterparts": {"mine": "Mine"}, "results": {}})
+    assert list(comp["paper set"]) == ["-"] and comp["LGM slope (paper)"].isna().all()
+
+
+def test_examples_without_a_network_name_and_every_file_returned(tmp_path, monkeypatch):
+    rec = Recorder(monkeypatch)
+    inferred, scored = fake_tables(seed=3)
+    written = write_examples([("pro", 6, inferred, scored)], tmp_path / "ex", 2)
+    assert written == [tmp_path / "ex/example_1.png", tmp_path / "ex/example_2.png"]
+    best = better_both_ways(scored)["id"].tolist()[:2]
+    assert [args[3] for args, _ in rec.of("sequence_pair")] == [f"pro6m, game {i}" for i in best]
