@@ -23,9 +23,15 @@ def pro2_pool(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("pro2")
     extract_all([MIRROR / "github.com/featurecat/go-dataset/raw/master/Pro/Pro2.7z"], tmp / "x")
-    counts = write_scan(tmp / "x", tmp / "pool.jsonl", tmp / "r.csv", tmp / "rej.csv")
+    counts = write_scan(tmp / "x", tmp / "pool.jsonl", tmp / "r.csv", tmp / "rej.csv", usable_path=tmp / "usable.jsonl")
     assert counts["qualified"] > 100
     return tmp / "pool.jsonl"
+
+
+@pytest.fixture(scope="session")
+def pro2_usable(pro2_pool):
+    """Every record of the Fox Pro2 archive usable for training (captures included), beside ``pro2_pool``."""
+    return pro2_pool.parent / "usable.jsonl"
 
 
 @pytest.fixture(scope="session")

@@ -260,6 +260,8 @@ class AnnealStats:
     naive_evaluations: int = 0  # what re-evaluating every position of every proposal would cost
     seconds: float = 0.0
     network_seconds: float = 0.0
+    not_found: int = 0  # positions with captures for which no sequence was found
+    unreachable: int = 0  # of which the search proved that none exists
 
     def add_evaluator(self, evaluator: PositionEvaluator, before: Optional[tuple] = None) -> None:
         now = counters(evaluator)

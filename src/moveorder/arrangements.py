@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -43,6 +43,8 @@ class Arrangement:
     ranks: str = ""
     date: str = ""
     source: str = ""
+    #: Stones each side captured in the first ``n`` moves: [Black's (white stones), White's (black stones)].
+    prisoners: List[int] = field(default_factory=lambda: [0, 0])
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
@@ -53,19 +55,33 @@ class Arrangement:
 
 
 def clip(record: Record, n: int, set_name: str) -> Arrangement:
-    """The arrangement after the first ``n`` moves of a qualified record."""
+    """The arrangement after the first ``n`` moves of a record: the stones standing and the prisoners taken.
+
+    The moves are replayed on the board (:mod:`moveorder.board`), so a
+    record with captures gives the stones left and the prisoner counts; one
+    without gives every move's stone and prisoners ``[0, 0]``.  A pass or an
+    illegal move before move ``n`` raises ValueError naming the record and the move.
+    """
+    from . import board as goboard
+
     moves = coords.from_sgf_string(record.moves, record.size)[:n]
     if len(moves) < n:
         raise ValueError(f"{record.source}: only {len(moves)} moves, cannot clip to {n}")
     if any(m is None for m in moves):
         raise ValueError(f"{record.source}: a pass within the first {n} moves")
+    b, taken = goboard.Board(record.size), [0, 0]
+    for i, m in enumerate(moves):
+        try:
+            taken[i % 2] += b.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, m)
+        except goboard.IllegalMove as err:
+            raise ValueError(f"{record.source}: move {i + 1}: {err}") from None
     sgf_moves = [coords.to_sgf(m) for m in moves]
     return Arrangement(
         id=record.id,
         set=set_name,
         n=n,
-        black=sorted(sgf_moves[0::2]),
-        white=sorted(sgf_moves[1::2]),
+        black=sorted(coords.to_sgf(p) for p in b.stones(goboard.BLACK)),
+        white=sorted(coords.to_sgf(p) for p in b.stones(goboard.WHITE)),
         actual=sgf_moves,
         komi=record.komi,
         rules=record.rules,
@@ -73,7 +89,43 @@ def clip(record: Record, n: int, set_name: str) -> Arrangement:
         ranks=f"{record.black_rank} / {record.white_rank}",
         date=record.date,
         source=record.source,
+        prisoners=taken,
     )
+
+
+CAPTURES = ("forbidden", "allowed", "required")
+
+
+def eligible(record: Record, n: int, captures: str, shortest: int) -> bool:
+    """Whether a usable record can be an evaluation game of ``n`` moves under the ``captures`` option.
+
+    ``forbidden``: the records are the qualified ones already (the paper's rules), nothing more is
+    checked here.  ``allowed``: 19x19, no handicap, no setup stones, colours alternating from Black,
+    every move legal and no pass in the first ``n`` moves; captures are fine.  ``required``: as
+    ``allowed``, and at least one capture in the first ``shortest`` moves (so every clip captures).
+    """
+    from . import board as goboard
+
+    if captures not in CAPTURES:
+        raise ValueError(f"captures {captures!r}: not one of {CAPTURES}")
+    if captures == "forbidden":
+        return True
+    if record.size != 19 or record.handicap > 0 or record.setup:
+        return False
+    if record.colours[:n] != ("BW" * n)[:n] or len(record.colours) < n:
+        return False
+    moves = coords.from_sgf_string(record.moves, record.size)[:n]
+    if len(moves) < n or any(m is None for m in moves):
+        return False
+    b, early = goboard.Board(), 0
+    for i, m in enumerate(moves):
+        try:
+            k = b.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, m)
+        except goboard.IllegalMove:
+            return False
+        if i < shortest:
+            early += k
+    return captures == "allowed" or early > 0
 
 
 def _rng(seed: int, set_name: str) -> np.random.Generator:
@@ -167,11 +219,14 @@ def select_set(
     selection_path: Path,
     usable_path: Optional[Path] = None,
     pool_report_path: Optional[Path] = None,
+    captures: str = "forbidden",
 ) -> Dict[str, int]:
     """A set's evaluation games, clipped to each length (``out_dir/{n}m.jsonl``), its pool and their reports.
 
     Only records long enough for every length are drawn from (passes are ruled
-    out by qualification).  ``selection_path``: CSV of the selected games'
+    out by qualification).  ``captures`` (:func:`eligible`): with ``allowed``
+    or ``required``, ``records_path`` holds the usable records and those that
+    qualify but for captures are drawn from.  ``selection_path``: CSV of the selected games'
     metadata; ``pool_report_path``: CSV of where the pool's candidates went,
     each counted once.  Returns the qualified count and those counts.
     """
@@ -180,7 +235,11 @@ def select_set(
     from .records import load_records
 
     lengths = sorted(set(lengths))
-    records = [r for r in load_records(Path(records_path)) if len(r.moves) // 2 >= max(lengths)]
+    records = [
+        r
+        for r in load_records(Path(records_path))
+        if len(r.moves) // 2 >= max(lengths) and eligible(r, max(lengths), captures, min(lengths))
+    ]
     usable = load_records(Path(usable_path)) if usable_path else None
     chosen = select_games(records, count, seed, set_name, leak_prefix=max(lengths), usable=usable)
     for n in lengths:

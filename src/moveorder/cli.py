@@ -212,6 +212,14 @@ def _select_options(s: argparse.ArgumentParser) -> None:
     )
     s.add_argument("--pool-report", default="", help="CSV: where the pool's candidates went; default: none")
     s.add_argument("--selection", required=True, help="CSV: the selected games and their metadata")
+    s.add_argument(
+        "--captures",
+        choices=("forbidden", "allowed", "required"),
+        default=d.captures,
+        help="forbidden: draw from --records as qualified (the paper's rules); allowed: from --records (give the "
+        "usable ones), every game that qualifies up to the longest length but for captures; required: those with "
+        "a capture before the shortest length (default: %(default)s)",
+    )
 
 
 @verb("select", "pick evaluation games, clip them, and write the training pool", _select_options)
@@ -229,6 +237,7 @@ def cmd_select(a: argparse.Namespace) -> int:
         Path(a.selection),
         Path(a.usable) if a.usable else None,
         Path(a.pool_report) if a.pool_report else None,
+        a.captures,
     )
     pool = {k: v for k, v in counts.items() if k not in ("qualified", "selected")}
     log.info(
@@ -438,6 +447,13 @@ def _anneal_options(s: argparse.ArgumentParser) -> None:
         help="weight of the estimate of the stones still to play when the beam ranks prefixes (each "
         "stone's best log-probability seen so far); 0: by likelihood alone (default: %(default)s)",
     )
+    s.add_argument(
+        "--patience",
+        type=_int_at_least(0),
+        default=d.patience,
+        help="positions with captures: where the beam finds no sequence, backtracking may spend this many "
+        "times the beam's network evaluations; 0: none (default: %(default)s)",
+    )
     s.add_argument("--init", choices=S.INITS, default=d.init, help="initial order (default: %(default)s)")
     s.add_argument(
         "--neighbour",
@@ -552,6 +568,15 @@ def _infer_options(s: argparse.ArgumentParser) -> None:
         help="take the record's position after this many moves (1 .. the record's moves); "
         "default: a file of setup stones is the position, a record is taken after its last move",
     )
+    s.add_argument(
+        "--prisoners",
+        type=_int_at_least(0),
+        nargs=2,
+        metavar=("B", "W"),
+        default=None,
+        help="with setup stones: the stones Black captured (white ones) and White captured before the position; "
+        "the answer then has captures (method beam). A record's prisoners come from its moves",
+    )
     _anneal_options(s)
 
 
@@ -569,6 +594,7 @@ def cmd_infer(a: argparse.Namespace) -> int:
         a.network,
         a.precision,
         progress=not a.quiet,
+        prisoners=a.prisoners,
     )
     print(" ".join(coords.sgf_to_gtp(row["inferred"])))
     print(f"LGM {row['lgm']:.4f}  ->  {a.output}")

@@ -22,7 +22,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -30,7 +30,7 @@ from sgfmill import sgf
 
 from . import board as goboard
 from . import coords
-from .annealing import AnnealConfig, AnnealStats, anneal, lgm
+from .annealing import AnnealConfig, AnnealStats, ChainResult, anneal, lgm
 from .arrangements import Arrangement, load_arrangements
 from .likelihood import PositionEvaluator
 from .records import RecordError, read_sgf, setup_points
@@ -45,10 +45,14 @@ def matching_prefix(a: Sequence[str], b: Sequence[str]) -> int:
     return k
 
 
-def check_position(black: Sequence[coords.Point], white: Sequence[coords.Point], where: str) -> None:
+def check_position(
+    black: Sequence[coords.Point], white: Sequence[coords.Point], where: str, prisoners: Sequence[int] = (0, 0)
+) -> None:
     """Raise ValueError naming ``where`` and the problem if a position breaks the paper's assumptions.
 
-    Points are named in GTP terms (``Q16``).
+    With prisoners, the position may have arisen with captures: the counts
+    and the board are checked by :func:`moveorder.captures.check_problem`
+    instead.  Points are named in GTP terms (``Q16``).
     """
     seen: Dict[coords.Point, str] = {}
     for colour, pts in (("black", black), ("white", white)):
@@ -60,6 +64,11 @@ def check_position(black: Sequence[coords.Point], white: Sequence[coords.Point],
             if p in seen:
                 raise ValueError(f"{where}: {coords.to_gtp(p)} holds two stones ({seen[p]} and {colour})")
             seen[p] = colour
+    if any(prisoners):
+        from .captures import check_problem
+
+        check_problem(black, white, (int(prisoners[0]), int(prisoners[1])), where)
+        return
     if len(black) + len(white) < 1:
         raise ValueError(f"{where}: the position has no stones")
     if len(black) - len(white) not in (0, 1):
@@ -98,40 +107,88 @@ def infer_arrangements(
     stats: Optional[AnnealStats] = None,
     progress=None,
 ) -> List[Dict]:
-    """Anneal a batch of arrangements of one length; return one result dict per arrangement."""
+    """Order a batch of arrangements of one length; return one result dict per arrangement.
+
+    Capture-free arrangements go to :func:`moveorder.annealing.anneal` (the
+    configured method); arrangements with prisoners to
+    :func:`moveorder.captures.search`, which needs ``cfg.method`` beam
+    (:func:`moveorder.captures.require_beam` refuses the others).  A row
+    with captures also says which share of the captured stones' points the
+    inference played where the game did (``captured_placed``).
+    """
     import torch
 
-    pairs = [(coords.sgf_to_lz(a.black), coords.sgf_to_lz(a.white)) for a in arrs]
-    results = anneal(evaluator, pairs, cfg, indices, stats, progress)
+    from . import captures
+
+    plain = [k for k, a in enumerate(arrs) if not any(a.prisoners)]
+    with_captures = [k for k, a in enumerate(arrs) if any(a.prisoners)]
     n = arrs[0].n
-    actual = torch.tensor([coords.sgf_to_lz(a.actual) for a in arrs], dtype=torch.long)
-    actual_ll = evaluator.sequence_log_probs(actual).sum(1).cpu().tolist()
+    trials_of: Dict[int, list] = {}
+    if plain:
+        pairs = [(coords.sgf_to_lz(arrs[k].black), coords.sgf_to_lz(arrs[k].white)) for k in plain]
+        results = anneal(evaluator, pairs, cfg, [indices[k] for k in plain], stats, progress)
+        trials_of.update(zip(plain, results))
+        actual = torch.tensor([coords.sgf_to_lz(arrs[k].actual) for k in plain], dtype=torch.long)
+        actual_ll = dict(zip(plain, evaluator.sequence_log_probs(actual).sum(1).cpu().tolist()))
+    else:
+        actual_ll = {}
+    if with_captures:
+        for k in with_captures:
+            captures.require_beam(cfg.method, tuple(arrs[k].prisoners), f"{arrs[k].source} ({arrs[k].id})")
+        problems = [captures.problem_of_arrangement(arrs[k]) for k in with_captures]
+        search_stats = captures.SearchStats()
+        found = captures.search(
+            evaluator.likelihood, problems, cfg.beam_width, cfg.beam_future, cfg.patience, stats=search_stats
+        )
+        if stats is not None:
+            stats.evaluations += search_stats.evaluations
+            stats.requests += search_stats.evaluations
+            stats.seconds += search_stats.seconds
+            stats.network_seconds += search_stats.network_seconds
+            stats.not_found += search_stats.not_found
+            stats.unreachable += search_stats.unreachable
+        if progress is not None and not plain:
+            progress.update(cfg.iterations)
+        for k, r in zip(with_captures, found):
+            actual_lz = coords.sgf_to_lz(arrs[k].actual)
+            actual_ll[k] = float(captures.sequence_log_probs(evaluator.likelihood, actual_lz).sum())
+            trials_of[k] = [] if r is None else [ChainResult(r[0], r[1])]
     precision = evaluator.likelihood.precision
     out = []
-    for a, trials, all_ll in zip(arrs, results, actual_ll):
-        best = best_of_trials(trials, n)
-        inferred = best["inferred"]
-        out.append(
-            {
-                "id": a.id,
-                "set": a.set,
-                "n": n,
-                "inferred": inferred,
-                "actual": a.actual,
-                "log_likelihood": best["log_likelihood"],
-                "lgm": best["lgm"],
-                "actual_log_likelihood": float(all_ll),
-                "actual_lgm": lgm(float(all_ll), n),
-                "trial_lgms": best["trial_lgms"],
-                "trial_std": best["trial_std"],
-                "exact_match": inferred == a.actual,
-                "matching_prefix": matching_prefix(inferred, a.actual),
-                "matching_moves": int(sum(x == y for x, y in zip(inferred, a.actual))),
-                "komi": a.komi,
-                "source": a.source,
-                "precision": precision,
+    for k, a in enumerate(arrs):
+        all_ll = float(actual_ll[k])
+        row = {"id": a.id, "set": a.set, "n": n}
+        if trials_of[k]:
+            best = best_of_trials(trials_of[k], n)
+            inferred = best["inferred"]
+        else:  # no sequence found (positions with captures only): likelihood 0, below every actual one
+            best = {"log_likelihood": None, "lgm": 0.0, "trial_lgms": [0.0], "trial_std": 0.0}
+            inferred = []
+        row |= {
+            "inferred": inferred,
+            "actual": a.actual,
+            "log_likelihood": best["log_likelihood"],
+            "lgm": best["lgm"],
+            "actual_log_likelihood": all_ll,
+            "actual_lgm": lgm(all_ll, n),
+            "trial_lgms": best["trial_lgms"],
+            "trial_std": best["trial_std"],
+            "exact_match": inferred == a.actual,
+            "matching_prefix": matching_prefix(inferred, a.actual),
+            "matching_moves": int(sum(x == y for x, y in zip(inferred, a.actual))),
+            "komi": a.komi,
+            "source": a.source,
+            "precision": precision,
+        }
+        if any(a.prisoners):
+            row |= {
+                "prisoners": list(a.prisoners),
+                "found": bool(inferred),
+                "captured_placed": captures.captured_placed(coords.sgf_to_lz(a.actual), coords.sgf_to_lz(inferred))
+                if inferred
+                else 0.0,
             }
-        )
+        out.append(row)
     return out
 
 
@@ -352,6 +409,10 @@ class Position:
     komi: Optional[float] = None
     black_player: str = ""
     white_player: str = ""
+    #: Stones captured by Black and by White before the position (a record's, or --prisoners).
+    prisoners: Tuple[int, int] = (0, 0)
+    #: For a record with captures: its first capture, named for a refusal by a method other than beam.
+    first_capture: str = ""
 
 
 _GIVE_INSTEAD = (
@@ -360,7 +421,7 @@ _GIVE_INSTEAD = (
 )
 
 
-def read_position(path: Path, moves: Optional[int] = None) -> Position:
+def read_position(path: Path, moves: Optional[int] = None, prisoners: Optional[Sequence[int]] = None) -> Position:
     """The position to infer an order for, from an SGF file; ValueError naming the file and the reason.
 
     The file holds one 19x19 game without handicap.  Either it holds setup
@@ -368,9 +429,12 @@ def read_position(path: Path, moves: Optional[int] = None) -> Position:
     must be None); or it holds moves and no setup stones: the position is
     the stones after move ``moves`` (default: every move).  The moves up to
     there must follow the paper's assumptions: Black first, colours
-    alternating, every move legal, no pass and no capture.  A record that
-    breaks them is refused with the move number and the reason, never
-    reinterpreted.
+    alternating, every move legal and no pass.  A record that breaks them is
+    refused with the move number and the reason, never reinterpreted.  A
+    record's captures are counted (``Position.prisoners``; whether the
+    method can order such a position is :func:`infer_position`'s check).
+    ``prisoners`` (Black's, White's) go with setup stones only: a record's
+    come from its moves.
     """
     path = Path(path)
     if moves is not None and moves < 1:
@@ -396,6 +460,11 @@ def read_position(path: Path, moves: Optional[int] = None) -> Position:
             "setup stones (AB/AW) only, or a game record's moves"
         )
     all_moves = rec.move_list()
+    if prisoners is not None and all_moves and not (rec.setup_black or rec.setup_white):
+        raise ValueError(
+            f"{path}: --prisoners {' '.join(str(x) for x in prisoners)} with a game record: a record's prisoners "
+            "come from its own moves; give --prisoners with a position of setup stones (AB/AW)"
+        )
     if rec.setup_black or rec.setup_white:
         if all_moves:
             raise ValueError(f"{path}: holds both setup stones (AB/AW) and {len(all_moves)} moves; {_GIVE_INSTEAD}")
@@ -417,13 +486,14 @@ def read_position(path: Path, moves: Optional[int] = None) -> Position:
                         f"{path}: {coords.to_gtp(p)} ({coords.to_sgf(p)}) is given twice ({seen[p]} and {prop})"
                     )
                 seen[p] = prop
-        return Position(sorted(black), sorted(white), rec.komi, rec.black, rec.white)
+        given = (0, 0) if prisoners is None else (int(prisoners[0]), int(prisoners[1]))
+        return Position(sorted(black), sorted(white), rec.komi, rec.black, rec.white, given)
     if not all_moves:
         raise ValueError(f"{path}: no stones: neither setup stones (AB/AW) nor moves")
     n = len(all_moves) if moves is None else moves
     if n > len(all_moves):
         raise ValueError(f"{path}: --moves {n}, but the record has {len(all_moves)} moves")
-    board = goboard.Board()
+    board, taken, first_capture = goboard.Board(), [0, 0], ""
     for i, (colour, move) in enumerate(zip(rec.colours[:n], all_moves[:n]), start=1):
         expected = "BW"[(i - 1) % 2]
         name = {"B": "Black", "W": "White"}
@@ -443,12 +513,18 @@ def read_position(path: Path, moves: Optional[int] = None) -> Position:
                 f"{path}: move {i} ({name[colour]} {coords.to_gtp(move)}, "
                 f"{colour}[{coords.to_sgf(move)}]) is illegal: {err}"
             ) from None
-        if captured:
-            raise ValueError(
-                f"{path}: move {i} ({name[colour]} {coords.to_gtp(move)}) captures {captured} "
-                "stone(s); the inference assumes no captures"
-            )
-    return Position(board.stones(goboard.BLACK), board.stones(goboard.WHITE), rec.komi, rec.black, rec.white)
+        taken[(i - 1) % 2] += captured
+        if captured and not first_capture:
+            first_capture = f"move {i} ({name[colour]} {coords.to_gtp(move)}) captures {captured} stone(s)"
+    return Position(
+        board.stones(goboard.BLACK),
+        board.stones(goboard.WHITE),
+        rec.komi,
+        rec.black,
+        rec.white,
+        (taken[0], taken[1]),
+        first_capture,
+    )
 
 
 def infer_position(
@@ -460,31 +536,77 @@ def infer_position(
     network: str,
     precision: str,
     progress: bool = True,
+    prisoners: Optional[Sequence[int]] = None,
 ) -> Dict:
     """The one-position tool: the order of play of ``position`` (an SGF file), written to ``output`` as SGF.
 
-    Every check on the input and the output runs before the network is loaded
-    (``evaluator`` makes it).  Returns :func:`best_of_trials`'s dict.
+    A position with captures (a record's, or setup stones with ``prisoners``:
+    Black's, White's) is ordered by :func:`moveorder.captures.search`, with
+    ``cfg.method`` beam only; its answer replays to exactly the position and
+    the prisoners.  A position no legal sequence reaches, or one the search
+    finds no sequence for, is refused with the reason.  Every check on the
+    input and the output runs before the network is loaded (``evaluator``
+    makes it).  Returns :func:`best_of_trials`'s dict.
     """
-    pos = read_position(Path(position), moves)
-    check_position(pos.black, pos.white, str(position))
+    pos = read_position(Path(position), moves, prisoners)
+    where = str(position)
+    check_position(pos.black, pos.white, where, pos.prisoners)
+    if any(pos.prisoners) and cfg.method != "beam":
+        if pos.first_capture:
+            raise ValueError(
+                f"{where}: {pos.first_capture}; the inference assumes no captures with method {cfg.method!r}: "
+                "--method beam orders positions with captures"
+            )
+        from .captures import require_beam
+
+        require_beam(cfg.method, pos.prisoners, where)
     check_output(Path(output), Path(position))
-    n = len(pos.black) + len(pos.white)
+    n = len(pos.black) + len(pos.white) + sum(pos.prisoners)
     cfg = cfg.for_length(n)
     black = [coords.to_lz(p) for p in pos.black]  # any order: the search sorts the stones
     white = [coords.to_lz(p) for p in pos.white]
-    with progress_bar(cfg.iterations, "infer", enabled=progress) as bar:
-        trials = anneal(evaluator(), [(black, white)], cfg, progress=bar)[0]
-    row = best_of_trials(trials, n)
+    if any(pos.prisoners):
+        row = _infer_with_captures(evaluator(), black, white, pos.prisoners, cfg, where, progress)
+    else:
+        with progress_bar(cfg.iterations, "infer", enabled=progress) as bar:
+            trials = anneal(evaluator(), [(black, white)], cfg, progress=bar)[0]
+        row = best_of_trials(trials, n)
+    prisoners_note = f" Prisoners: Black {pos.prisoners[0]}, White {pos.prisoners[1]}." if any(pos.prisoners) else ""
     write_sgf(
         Path(output),
         row["inferred"],
-        sgf_comment(row["lgm"], row["trial_lgms"], describe(network, cfg, precision), source=str(position)),
+        sgf_comment(row["lgm"], row["trial_lgms"], describe(network, cfg, precision), source=str(position))
+        + prisoners_note,
         komi=pos.komi,
         black=pos.black_player,
         white=pos.white_player,
     )
     return row
+
+
+def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, where: str, progress: bool) -> Dict:
+    """:func:`moveorder.captures.search` for one position; ValueError naming ``where`` when it has no answer."""
+    from . import captures
+
+    problem = captures.Problem(tuple(sorted(black)), tuple(sorted(white)), int(prisoners[0]), int(prisoners[1]))
+    stats = captures.SearchStats()
+    with progress_bar(problem.moves, "infer", enabled=progress) as bar:
+        (found,) = captures.search(
+            evaluator.likelihood, [problem], cfg.beam_width, cfg.beam_future, cfg.patience, stats=stats
+        )
+        bar.update(problem.moves)
+    if found is None:
+        if stats.unreachable:
+            raise ValueError(
+                f"{where}: no legal sequence from the empty board reaches this position with prisoners "
+                f"{prisoners[0]} {prisoners[1]} (every candidate sequence was tried)"
+            )
+        raise ValueError(
+            f"{where}: the search found no legal sequence reaching this position with prisoners "
+            f"{prisoners[0]} {prisoners[1]} (beam width {cfg.beam_width}, patience {cfg.patience}); "
+            "a wider --beam-width or a larger --patience searches further"
+        )
+    return best_of_trials([ChainResult(found[0], found[1])], problem.moves)
 
 
 def check_output(output: Path, position: Optional[Path] = None) -> None:

@@ -56,6 +56,9 @@ class AnnealConfig:
     #: Weight of the estimate of the stones still to play when the beam ranks prefixes (beam.py);
     #: 0: by log-likelihood alone (the plain beam).
     beam_future: float = 1.0
+    #: Positions with captures (moveorder.captures.search): where the beam finds no sequence, backtracking
+    #: may spend this many times the beam's network evaluations; 0: none.
+    patience: int = 10
 
     def __post_init__(self):
         if self.neighbour not in NEIGHBOURS:
@@ -70,6 +73,8 @@ class AnnealConfig:
             raise ValueError(f"beam_width {self.beam_width}: expected at least 1")
         if not self.beam_future >= 0:
             raise ValueError(f"beam_future {self.beam_future}: expected 0 or more")
+        if self.patience < 0:
+            raise ValueError(f"patience {self.patience}: expected 0 or more")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule {self.schedule!r}: expected one of {SCHEDULES}")
         if (
@@ -137,6 +142,9 @@ class SelectConfig:
 
     games: int = 100
     lengths: Tuple[int, ...] = (20, 40)
+    #: forbidden: the paper's qualified games only; allowed: captures before the length too;
+    #: required: a capture before the shortest length (moveorder.arrangements.eligible).
+    captures: str = "forbidden"
 
 
 # --- our networks ----------------------------------------------------------------------------------

@@ -76,6 +76,9 @@ rule select_games:
         selection="results/data/{dataset}/selection.csv",
     params:
         games=config["selection"]["games"],
+        captures=config["selection"]["captures"],
+        # With captures allowed the games are drawn from the usable records (qualified but for captures).
+        records=lambda w, input: input.qualified if config["selection"]["captures"] == "forbidden" else input.usable,
         seed=config["seed"],
         lengths=" ".join(str(n) for n in LENGTHS),
         out_dir=lambda w, output: os.path.dirname(output.arrangements[0]),
@@ -84,7 +87,8 @@ rule select_games:
     log:
         "logs/select/{dataset}.log",
     shell:
-        "moveorder select --records {input.qualified:q} --usable {input.usable:q} --set {wildcards.dataset} "
+        "moveorder select --records {params.records:q} --usable {input.usable:q} --set {wildcards.dataset} "
         "--count {params.games} --seed {params.seed} --lengths {params.lengths} --out-dir {params.out_dir:q} "
+        "--captures {params.captures} "
         "--pool {output.pool:q} --pool-report {output.pool_report:q} --selection {output.selection:q} "
         "> {log:q} 2>&1"

@@ -21,6 +21,7 @@ rule infer:
         ),
         schedule=config["inference"]["schedule"],
         method=lambda w: method_args(w.method),
+        patience=config["inference"]["patience"],
         precision=config["policy"]["precision"],
         flags=lambda w: " ".join(
             f
@@ -45,6 +46,6 @@ rule infer:
         "--trials {wildcards.trials} --init {wildcards.init} --neighbour {wildcards.neighbour} "
         "--t-start {wildcards.t_start} --t-end {wildcards.t_end} --schedule {params.schedule} "
         "--seed {params.seed} --chunk {params.chunk} {params.cache} --precision {params.precision} "
-        "{params.method} "
+        "{params.method} --patience {params.patience} "
         "{params.flags} "
         "> {log:q} 2>&1"

@@ -1,0 +1,652 @@
+"""Orders of play for positions with captures: the problem, its refusals, and the ranked beam over legal play.
+
+The problem (issue 25): the stones on the board, and the *prisoners*: the
+number of stones each side has captured (Black's prisoners are white
+stones, White's are black ones).  A sequence answers it when it is legal
+from the empty board (captures, no suicide, no simple-ko retake, no
+repetition of an earlier whole-board position: positional superko), Black
+moves first, colours alternate, its last position is exactly the given
+stones and its captures add up exactly to the prisoner counts.  It has
+``black + white + prisoners_black + prisoners_white`` moves: every captured
+stone was once played.
+
+Search: the ranked beam of :mod:`moveorder.beam`, on the real board.  A
+prefix's move for colour ``c`` is either a *final stone* (a point where the
+position has a ``c`` stone, empty now) or a *doomed stone* (any other empty
+point: the rest of the sequence must capture it), the latter only while
+``c``'s capture budget lasts.  With ``D_c`` doomed ``c`` stones standing,
+``K_c`` ``c`` stones captured so far and ``P_c`` the prisoners taken from
+``c``, a prefix can still reach the position only if
+``D_c <= P_c - K_c`` for both colours, which is the same as "``c`` has at
+least as many moves left as final stones missing" (``moves left - missing
+= P_c - K_c - D_c``, counted move by move), and only if the opponent has a
+move left to capture any doomed stone.  Children that break these, are
+illegal, or repeat a position are pruned; at the last move only the exact
+position is accepted.
+
+Prefixes whose network input is the same (the last 8 boards and the side to
+move) are merged, the likelier kept.  Children are ranked as in the beam:
+half the width by log-likelihood ``g``, the rest by ``g`` less ``future``
+times the sum of the best log-probability seen so far of each final stone
+standing at its point (for a capture-free position, exactly
+:func:`moveorder.beam.beam_search`'s ranking; a test checks the two give the
+same orders).  Children are built lazily, best first, so the board work is
+done only for the children kept (about ``width`` a prefix step, against the
+network's ``width`` evaluations).  Boards are in the top-row-first flat
+order of :mod:`moveorder.board`; moves in and out are Leela Zero indices.
+
+The annealer and the exact solver handle capture-free positions only; a
+position with prisoners is refused by :func:`require_beam` with the method
+that can.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import torch
+
+from . import board as goboard
+from . import coords
+from .coords import POINTS
+from .features import FLAT_OF_LZ, HISTORY, PLANES
+from .likelihood import PolicyLikelihood, log
+
+BLACK, WHITE, EMPTY = goboard.BLACK, goboard.WHITE, goboard.EMPTY
+#: Flat index of each Leela Zero index, and back.
+LZ_OF_FLAT = np.argsort(FLAT_OF_LZ)
+_EMPTY_BOARD = bytes(POINTS)
+
+
+def _neighbour_table() -> np.ndarray:
+    """``(361, 4)`` Leela Zero indices of each point's neighbours, ``361`` (a zero column) where none."""
+    adj = goboard.adjacent_points(coords.SIZE)
+    table = np.full((POINTS, 4), POINTS, dtype=np.int64)
+    for k in range(POINTS):
+        for j, q in enumerate(adj[coords.lz_to_flat(k)]):
+            table[k, j] = coords.flat_to_lz(q)
+    return table
+
+
+_NEIGHBOURS_LZ = _neighbour_table()
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One position to order: final stones (Leela Zero indices) and the prisoners each side took."""
+
+    black: Tuple[int, ...]
+    white: Tuple[int, ...]
+    prisoners_black: int = 0  # white stones Black captured
+    prisoners_white: int = 0  # black stones White captured
+
+    @property
+    def moves(self) -> int:
+        return len(self.black) + len(self.white) + self.prisoners_black + self.prisoners_white
+
+    def moves_of(self, colour: int) -> int:
+        """Moves ``colour`` plays: its final stones and its stones the other side captured."""
+        if colour == BLACK:
+            return len(self.black) + self.prisoners_white
+        return len(self.white) + self.prisoners_black
+
+    def captured_of(self, colour: int) -> int:
+        """Stones of ``colour`` the sequence captures (the other side's prisoners)."""
+        return self.prisoners_white if colour == BLACK else self.prisoners_black
+
+    def final_board(self) -> bytes:
+        """The position as a flat board (``bytes``, one value per point)."""
+        b = bytearray(POINTS)
+        for colour, stones in ((BLACK, self.black), (WHITE, self.white)):
+            for k in stones:
+                b[coords.lz_to_flat(k)] = colour
+        return bytes(b)
+
+
+def check_problem(
+    black: Sequence[coords.Point], white: Sequence[coords.Point], prisoners: Tuple[int, int], where: str
+) -> None:
+    """Raise ValueError naming ``where`` and the reason unless some legal sequence could end at this position.
+
+    Refused: negative prisoner counts, move counts that cannot alternate from
+    Black even with the prisoners, no move at all, a group without liberties
+    (after any legal move every group on the board has one), and no stone of
+    the colour that moved last (its last stone cannot have been captured).  The
+    point checks (on the board, one stone a point) are the caller's
+    (:func:`moveorder.inference.check_position`'s, which runs first).
+    """
+    pb, pw = prisoners
+    if pb < 0 or pw < 0:
+        raise ValueError(f"{where}: prisoners {pb} {pw}: counts cannot be negative")
+    moves_b, moves_w = len(black) + pw, len(white) + pb
+    if moves_b + moves_w < 1:
+        raise ValueError(f"{where}: the position has no stones and no prisoners")
+    if moves_b - moves_w not in (0, 1):
+        raise ValueError(
+            f"{where}: {len(black)} black and {len(white)} white stones with prisoners {pb} (Black's) and "
+            f"{pw} (White's) make {moves_b} black and {moves_w} white moves: with Black first and alternating "
+            "moves, Black plays as many moves as White or one more"
+        )
+    dead = goboard.groups_without_liberties(goboard.from_stones(black, white))
+    if dead:
+        names = "; ".join(" ".join(coords.to_gtp(p) for p in g) for g in dead)
+        raise ValueError(f"{where}: group(s) without liberties ({names}): no legal move leaves a group so")
+    last, stones = ("Black", black) if (moves_b + moves_w) % 2 == 1 else ("White", white)
+    if not stones:
+        raise ValueError(
+            f"{where}: the last of the {moves_b + moves_w} moves is {last}'s, but {last} has no stone on the "
+            "board: nothing after the last move can have captured it"
+        )
+
+
+def require_beam(method: str, prisoners: Tuple[int, int], where: str) -> None:
+    """Refuse a position with captures for a method other than the beam (the one that handles them)."""
+    if any(prisoners) and method != "beam":
+        raise ValueError(
+            f"{where}: a position with captures (prisoners {prisoners[0]} {prisoners[1]}) is searched by the "
+            f"beam only; method {method!r} orders capture-free positions (use method beam)"
+        )
+
+
+# --- network input ---------------------------------------------------------------------------
+
+
+def history_planes(histories: Sequence[Tuple[bytes, ...]], black_to_move: bool) -> torch.Tensor:
+    """``(P, 18, 19, 19)`` float32 planes (Leela Zero order) from each prefix's last boards.
+
+    ``histories[k]``: flat boards, the current one first, at most 8 (fewer near the start: the
+    planes before the empty board are zeros), as :func:`moveorder.features.board_history_planes`.
+    """
+    P = len(histories)
+    buf = b"".join(b"".join(h) + _EMPTY_BOARD * (HISTORY - len(h)) for h in histories)
+    arr = np.frombuffer(buf, dtype=np.uint8).reshape(P, HISTORY, POINTS)[:, :, FLAT_OF_LZ]
+    mine, theirs = (BLACK, WHITE) if black_to_move else (WHITE, BLACK)
+    planes = np.zeros((P, PLANES, POINTS), dtype=np.float32)
+    planes[:, :HISTORY] = arr == mine
+    planes[:, HISTORY : 2 * HISTORY] = arr == theirs
+    planes[:, 16 if black_to_move else 17] = 1.0
+    return torch.from_numpy(planes).view(P, PLANES, coords.SIZE, coords.SIZE)
+
+
+def position_log_probs(
+    likelihood: PolicyLikelihood, histories: Sequence[Tuple[bytes, ...]], black_to_move: bool
+) -> np.ndarray:
+    """``(P, 362)`` float64 log ``P(move | position)`` (Leela Zero order) of the prefixes' positions.
+
+    With ``legal_only``, divided by the mass on the empty points and pass, as
+    :meth:`moveorder.likelihood.PolicyLikelihood.probs_of_codes` does.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    probs = likelihood.probs_of_planes(history_planes(histories, black_to_move)).cpu()
+    if likelihood.legal_only:
+        cur = np.frombuffer(b"".join(h[0] for h in histories), dtype=np.uint8).reshape(len(histories), POINTS)
+        legal = torch.ones_like(probs, dtype=torch.bool)
+        legal[:, :POINTS] = torch.from_numpy(cur[:, FLAT_OF_LZ] == EMPTY)
+        probs = probs / (probs * legal).sum(1, keepdim=True)
+    likelihood.seconds += time.perf_counter() - t0
+    return log(probs).numpy()
+
+
+def replay_boards(moves: Sequence[int]) -> List[bytes]:
+    """Flat boards before each move of a sequence (Leela Zero indices, Black first) and after the last.
+
+    Raises :class:`moveorder.board.IllegalMove` naming the move for an illegal one.
+    """
+    board, out = goboard.Board(), [_EMPTY_BOARD]
+    for i, k in enumerate(moves):
+        try:
+            board.play(BLACK if i % 2 == 0 else WHITE, coords.from_lz(k))
+        except goboard.IllegalMove as err:
+            raise goboard.IllegalMove(f"move {i + 1}: {err}") from None
+        out.append(bytes(board.points))
+    return out
+
+
+def sequence_log_probs(likelihood: PolicyLikelihood, moves: Sequence[int]) -> np.ndarray:
+    """``(n,)`` log-probabilities of each move of a sequence that may capture (replayed on the board)."""
+    boards = replay_boards(moves)
+    out = np.empty(len(moves))
+    for parity in (0, 1):
+        idx = list(range(parity, len(moves), 2))
+        if not idx:
+            continue
+        hist = [tuple(boards[max(0, i - HISTORY + 1) : i + 1][::-1]) for i in idx]
+        lp = position_log_probs(likelihood, hist, parity == 0)
+        out[idx] = lp[np.arange(len(idx)), [moves[i] for i in idx]]
+    return out
+
+
+def problem_of_arrangement(arrangement) -> Problem:
+    """The problem of an :class:`moveorder.arrangements.Arrangement`: its stones and prisoners."""
+    return Problem(
+        tuple(sorted(coords.sgf_to_lz(arrangement.black))),
+        tuple(sorted(coords.sgf_to_lz(arrangement.white))),
+        int(arrangement.prisoners[0]),
+        int(arrangement.prisoners[1]),
+    )
+
+
+def captured_points(moves: Sequence[int]) -> List[Tuple[int, int]]:
+    """``(colour, Leela Zero index)`` of every stone of a sequence that a later move of it captures."""
+    board, placed, out = goboard.Board(), {}, []
+    for i, k in enumerate(moves):
+        colour = BLACK if i % 2 == 0 else WHITE
+        before = list(board.points)
+        board.play(colour, coords.from_lz(k))
+        placed[coords.lz_to_flat(k)] = (colour, k)
+        for p, v in enumerate(before):
+            if v != EMPTY and board.points[p] == EMPTY:
+                out.append(placed[p])
+    return out
+
+
+def captured_placed(actual: Sequence[int], inferred: Sequence[int]) -> float:
+    """Share of the actual sequence's captured stones that the inferred one also played, and lost, on
+    the same point with the same colour (as multisets; 1.0 when nothing was captured)."""
+    from collections import Counter
+
+    a, b = Counter(captured_points(actual)), Counter(captured_points(inferred))
+    total = sum(a.values())
+    return sum((a & b).values()) / total if total else 1.0
+
+
+def capture_counts(moves: Sequence[int]) -> Tuple[int, int]:
+    """Prisoners (Black's, White's) that a legal sequence takes."""
+    board, taken = goboard.Board(), [0, 0]
+    for i, k in enumerate(moves):
+        taken[i % 2] += board.play(BLACK if i % 2 == 0 else WHITE, coords.from_lz(k))
+    return taken[0], taken[1]
+
+
+# --- the search --------------------------------------------------------------------------------
+
+
+class _Prefix:
+    __slots__ = ("moves", "ll", "board", "hist", "seen")
+
+    def __init__(self, moves, ll, board, hist, seen):
+        self.moves, self.ll, self.board, self.hist, self.seen = moves, ll, board, hist, seen
+
+
+@dataclass
+class SearchStats:
+    """Work of :func:`capture_beam`: positions evaluated, children built, and time in and out of the network."""
+
+    evaluations: int = 0
+    children: int = 0
+    pruned: int = 0
+    backtracked: int = 0  # problems the beam found nothing for, searched again by backtracking
+    unreachable: int = 0  # of which the backtracking proved that no sequence reaches the position
+    not_found: int = 0  # problems for which no sequence was found
+    seconds: float = 0.0
+    network_seconds: float = 0.0
+
+
+class _Target:
+    """Per-problem constants of the search, as numpy masks in Leela Zero order."""
+
+    def __init__(self, problem: Problem):
+        self.problem = problem
+        self.final = problem.final_board()
+        fin = np.frombuffer(self.final, dtype=np.uint8)
+        self.final_lz = fin[FLAT_OF_LZ]
+        self.final_flat = fin
+        self.n = problem.moves
+        self.budget = {BLACK: problem.captured_of(BLACK), WHITE: problem.captured_of(WHITE)}
+        self.moves_of = {BLACK: problem.moves_of(BLACK), WHITE: problem.moves_of(WHITE)}
+        self.finals = {c: [int(p) for p in np.nonzero(fin == c)[0]] for c in (BLACK, WHITE)}
+        self.finals_np = {c: np.array(self.finals[c], dtype=np.int64) for c in (BLACK, WHITE)}
+
+
+def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] = None) -> bool:
+    """After ``i`` moves, can the rest still reach the target?  Necessary conditions, none sufficient.
+
+    A *doomed group* holds a stone where the position has none of its colour.  Stones leave the
+    board only when their whole group is captured, and groups only grow, so every stone of a doomed
+    group is captured later, final stones in it included (and those are played again).
+    * Each colour's stones in doomed groups fit what is still to be captured of it:
+      ``D_c <= P_c - K_c`` (``K_c``: captured so far); ``slack_c = P_c - K_c - D_c`` is what its
+      other moves may still lose.  (Counted move by move, ``slack_c`` is also its moves left less its
+      final points not held.)
+    * A doomed group has an opponent move left to capture it.
+    * The last move stands at the end (nothing after it captures it): a final point of its colour is
+      free for it: not held by its colour, held by a doomed group, or, with ``slack``, held by a stone
+      captured later.
+    * Every liberty of a doomed group must be filled before the group is captured.  Where the position
+      has no opponent stone, the stone filling it is itself captured later (one of the group's colour
+      joins the group; an opponent's is no final stone), so it uses a unit of one side's slack.  The
+      distinct such liberties of all doomed groups cannot outnumber the two slacks together.
+    """
+    cur = board.points
+    arr = np.frombuffer(bytes(cur) if now is None else now, dtype=np.uint8)
+    final = target.final_flat
+    counts = np.bincount(arr, minlength=3)
+    doomed = {BLACK: 0, WHITE: 0}
+    in_doomed: set = set()
+    groups = []
+    for p in np.nonzero((arr != EMPTY) & (arr != final))[0].tolist():
+        if p not in in_doomed:
+            group, _ = board._group(p)
+            in_doomed.update(group)
+            groups.append((cur[p], group))
+            doomed[cur[p]] += len(group)
+    last = BLACK if (target.n - 1) % 2 == 0 else WHITE
+    left = 0
+    for colour in (BLACK, WHITE):
+        played = (i + (colour == BLACK)) // 2
+        slack = target.budget[colour] - (played - int(counts[colour])) - doomed[colour]
+        if slack < 0:
+            return False
+        if doomed[colour]:
+            other = goboard.opponent(colour)
+            if target.moves_of[other] - (i + (other == BLACK)) // 2 < 1:
+                return False
+        if colour == last and i < target.n and not slack:
+            finals = target.finals_np[last]
+            if (arr[finals] == last).all() and not any(p in in_doomed for p in target.finals[last]):
+                return False
+        left += slack
+    if not groups:
+        return True
+    costly: set = set()
+    adj = board._adj
+    for colour, group in groups:
+        enemy = goboard.opponent(colour)
+        for s in group:
+            for q in adj[s]:
+                if cur[q] == EMPTY and final[q] != enemy:
+                    costly.add(q)
+    return len(costly) <= left
+
+
+def _slack(t: _Target, cur: np.ndarray, colour: int, i: int) -> np.ndarray:
+    """``(P,)`` remaining budget ``P_c - K_c - D_c`` of ``colour`` after ``i`` moves, boards ``cur`` ``(P, 361)``."""
+    played = (i + (colour == BLACK)) // 2
+    mine = cur == colour
+    doomed = np.count_nonzero(mine & (t.final_lz != colour)[None, :], axis=1)
+    captured = played - np.count_nonzero(mine, axis=1)
+    return t.budget[colour] - captured - doomed
+
+
+def _doomed_ok(t: _Target, cur: np.ndarray, colour: int, i: int) -> np.ndarray:
+    """``(P, 361)``: where ``colour`` may put a doomed stone (Leela Zero order), before building the child.
+
+    The stone uses a unit of its colour's budget, and each empty neighbour where the position has no
+    opponent stone will need one more (:func:`_alive`); a capture by the stone cannot lower that count.
+    """
+    mine_left = _slack(t, cur, colour, i)
+    total = mine_left + _slack(t, cur, goboard.opponent(colour), i)
+    costly = np.zeros((cur.shape[0], POINTS + 1), dtype=np.int16)
+    costly[:, :POINTS] = (cur == EMPTY) & (t.final_lz != goboard.opponent(colour))[None, :]
+    need = costly[:, _NEIGHBOURS_LZ].sum(2)  # (P, 361)
+    return (mine_left[:, None] >= 1) & (need <= (total - 1)[:, None])
+
+
+def capture_beam(
+    likelihood: PolicyLikelihood,
+    problems: Sequence[Problem],
+    width: int = 128,
+    future: float = 1.0,
+    keep: int = 1,
+    stats: Optional[SearchStats] = None,
+) -> List[List[Tuple[List[int], float]]]:
+    """The ``keep`` most likely sequences found for each problem, best first, with log-likelihoods.
+
+    Every problem of a call has the same number of moves.  A problem for
+    which the beam keeps no prefix that reaches its position gets an empty
+    list (the caller may widen the beam).  Ties go to the earlier prefix,
+    then the lower Leela Zero index, as in :func:`moveorder.beam.beam_search`.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    net0, ev0 = likelihood.seconds, likelihood.evaluations
+    lengths = {p.moves for p in problems}
+    if len(lengths) > 1:
+        raise ValueError(f"problems of different lengths in one batch: {sorted(lengths)}")
+    targets = [_Target(p) for p in problems]
+    n = lengths.pop() if lengths else 0
+    beams: List[List[_Prefix]] = [
+        [_Prefix([], 0.0, goboard.Board(), (_EMPTY_BOARD,), frozenset([_EMPTY_BOARD]))] for _ in problems
+    ]
+    # Per problem and colour: the best log-probability each point has had so far (-inf: none yet).
+    estimate = [{BLACK: np.full(POINTS, -np.inf), WHITE: np.full(POINTS, -np.inf)} for _ in problems]
+    children_built = pruned = 0
+    for i in range(n):
+        colour = BLACK if i % 2 == 0 else WHITE
+        flat = [(a, p) for a, beam in enumerate(beams) for p in beam]
+        if not flat:
+            break
+        logp = position_log_probs(likelihood, [p.hist for _, p in flat], colour == BLACK)[:, :POINTS]
+        row = 0
+        for a, beam in enumerate(beams):
+            if not beam:
+                continue
+            layer = _Layer(targets[a], beam, logp[row : row + len(beam)], i, estimate[a], future)
+            row += len(beam)
+            beams[a] = layer.choose(width, future, keep)
+            children_built += layer.built
+            pruned += layer.pruned
+    out: List[List[Tuple[List[int], float]]] = []
+    for a, beam in enumerate(beams):
+        done = [p for p in beam if len(p.moves) == n and p.hist[0] == targets[a].final]
+        out.append([(p.moves, p.ll) for p in done[:keep]])
+    if stats is not None:
+        stats.children += children_built
+        stats.pruned += pruned
+        stats.evaluations += likelihood.evaluations - ev0
+        stats.network_seconds += likelihood.seconds - net0
+        stats.seconds += time.perf_counter() - t0
+    return out
+
+
+def _root() -> _Prefix:
+    return _Prefix([], 0.0, goboard.Board(), (_EMPTY_BOARD,), frozenset([_EMPTY_BOARD]))
+
+
+def backtrack(
+    likelihood: PolicyLikelihood, problem: Problem, width: int, future: float, max_evaluations: int
+) -> Tuple[Optional[Tuple[List[int], float]], bool]:
+    """Beam search that backtracks where its beam dies (beam-stack search, without its bound).
+
+    It runs the beam of :func:`capture_beam`; where no child of a move's
+    beam can reach the position, it goes back a move and takes the likeliest
+    ``width`` children not tried there yet, and so on back to the first move.
+    Returns the first complete sequence found (the beam's own when the beam
+    succeeds) and whether the search ran out: ``(None, True)`` means every
+    prefix was tried, so no legal sequence reaches the position (up to the
+    merge, which keeps one of two prefixes with the same last 8 boards even
+    where their earlier positions differ for superko); ``(None, False)``
+    means ``max_evaluations`` network evaluations were spent first.
+    """
+    t = _Target(problem)
+    estimate = {BLACK: np.full(POINTS, -np.inf), WHITE: np.full(POINTS, -np.inf)}
+    dead: Dict[int, set] = {}
+    start = likelihood.evaluations
+
+    def layer_of(beam: List[_Prefix], i: int) -> _Layer:
+        lp = position_log_probs(likelihood, [p.hist for p in beam], i % 2 == 0)[:, :POINTS]
+        layer = _Layer(t, beam, lp, i, estimate, future)
+        layer.dead = dead.setdefault(i + 1, set())
+        return layer
+
+    layers = [layer_of([_root()], 0)]
+    while layers:
+        layer = layers[-1]
+        kept = layer.choose(width, future)
+        if not kept:
+            dead.setdefault(layer.i, set()).update(p.hist for p in layer.beam)
+            layers.pop()
+            continue
+        if layer.last:
+            return (kept[0].moves, kept[0].ll), False
+        if likelihood.evaluations - start >= max_evaluations:
+            return None, False
+        layers.append(layer_of(kept, layer.i + 1))
+    return None, True
+
+
+def search(
+    likelihood: PolicyLikelihood,
+    problems: Sequence[Problem],
+    width: int = 128,
+    future: float = 1.0,
+    patience: int = 10,
+    stats: Optional[SearchStats] = None,
+) -> List[Optional[Tuple[List[int], float]]]:
+    """The best sequence found for each problem and its log-likelihood, or None where none was found.
+
+    :func:`capture_beam` over all problems at once; a problem its beam found
+    nothing for is searched again by :func:`backtrack`, with up to
+    ``patience`` times the beam's evaluations (``patience x width x moves``).
+    ``stats.unreachable`` counts the problems proven to have no sequence.
+    """
+    found = [r[0] if r else None for r in capture_beam(likelihood, problems, width, future, stats=stats)]
+    for k, r in enumerate(found):
+        if r is not None or patience < 1:
+            continue
+        ev0, net0 = likelihood.evaluations, likelihood.seconds
+        found[k], exhausted = backtrack(likelihood, problems[k], width, future, patience * width * problems[k].moves)
+        if stats is not None:
+            stats.backtracked += 1
+            stats.unreachable += exhausted
+            stats.evaluations += likelihood.evaluations - ev0
+            stats.network_seconds += likelihood.seconds - net0
+    if stats is not None:
+        stats.not_found += sum(r is None for r in found)
+    return found
+
+
+def _child(t: _Target, parent: _Prefix, k: int, colour: int, ll: float, i: int, last: bool) -> Optional[_Prefix]:
+    """The prefix with move ``k`` (Leela Zero index) for ``colour``, or None where it is illegal or cannot
+    reach the target."""
+    board = parent.board.copy()
+    try:
+        board.play(colour, coords.from_lz(k))
+    except goboard.IllegalMove:
+        return None
+    now = bytes(board.points)
+    if now in parent.seen:  # positional superko
+        return None
+    if last:
+        if now != t.final:
+            return None
+    elif not _alive(t, board, i + 1, now):
+        return None
+    return _Prefix(parent.moves + [k], ll, board, (now,) + parent.hist[: HISTORY - 1], parent.seen | {now})
+
+
+class _Layer:
+    """One problem's prefixes after ``i`` moves and every child they could have, built on demand.
+
+    The first :meth:`choose` keeps the children of the beam, in up to three tiers:
+    1. the most likely (all of the width for the plain beam, half with ``future``);
+    2. for a problem with captures, a quarter of the width by fewest captures still to make (then
+       likelihood): prefixes that have done their capturing are kept beside those that put it off,
+       which narrow beams otherwise lose;
+    3. the rest by the score of the module docstring (with ``future``), else by likelihood.
+    Later calls (backtracking, :func:`search`) keep the likeliest children not tried yet.  Children
+    are merged by their network input at the next move (a key once kept is never kept again, nor one
+    known dead); at the last move only the ``keep`` likeliest complete sequences are kept.
+    """
+
+    def __init__(self, t: _Target, beam: List[_Prefix], lp: np.ndarray, i: int, estimate, future: float):
+        self.t, self.beam, self.i, self.estimate = t, beam, i, estimate
+        self.colour = BLACK if i % 2 == 0 else WHITE
+        self.last = i == t.n - 1
+        cur = np.frombuffer(b"".join(p.hist[0] for p in beam), dtype=np.uint8).reshape(len(beam), POINTS)
+        cur = cur[:, FLAT_OF_LZ]
+        final_c = t.final_lz == self.colour
+        cand = (cur == EMPTY) & (final_c[None, :] | _doomed_ok(t, cur, self.colour, i))
+        self.rows, self.pts = np.nonzero(cand)  # row-major: prefix by prefix, points in Leela Zero order
+        self.g = np.array([p.ll for p in beam])[self.rows] + lp[self.rows, self.pts]
+        if future and len(self.rows):
+            mask = final_c[self.pts]
+            np.maximum.at(estimate[self.colour], self.pts[mask], lp[self.rows[mask], self.pts[mask]])
+        self.tried = np.zeros(len(self.g), dtype=bool)
+        self.keys: set = set()
+        self.dead: set = set()  # keys of children known not to reach the target (backtracking)
+        self.by_g = np.lexsort((self.pts, self.rows, -self.g))  # ties: the earlier prefix, the lower index
+        self.first = True
+        self.built = self.pruned = 0
+
+    def _fill(self, kept: List[_Prefix], order, limit: int) -> None:
+        for j in order:
+            if len(kept) >= limit:
+                break
+            if self.tried[j]:
+                continue
+            self.tried[j] = True
+            child = _child(
+                self.t, self.beam[self.rows[j]], int(self.pts[j]), self.colour, float(self.g[j]), self.i, self.last
+            )
+            self.built += 1
+            if child is None:
+                self.pruned += 1
+                continue
+            if not self.last:
+                if child.hist in self.keys or child.hist in self.dead:
+                    continue
+                self.keys.add(child.hist)
+            kept.append(child)
+
+    def choose(self, width: int, future: float, keep: int = 1) -> List[_Prefix]:
+        kept: List[_Prefix] = []
+        t, g, rows, pts = self.t, self.g, self.rows, self.pts
+        if self.last:
+            self._fill(kept, self.by_g, keep)
+            return kept
+        if not self.first:
+            self._fill(kept, self.by_g, width)
+            return kept
+        self.first = False
+        captures = t.budget[BLACK] + t.budget[WHITE] > 0
+        self._fill(kept, self.by_g, width // 2 if (future or captures) else width)
+        if captures:
+            owed = np.array([_captures_to_make(t, p.board, self.i) for p in self.beam])
+            self._fill(kept, np.lexsort((pts, rows, -g, owed[rows])), width // 2 + width // 4)
+        if future:
+            est = self.estimate[self.colour]
+            d = _other_move_estimate(self.estimate) if captures else 0.0
+            standing = np.array([_standing_estimate(p.hist[0], t, self.estimate, d) for p in self.beam])
+            own = np.where(t.final_lz[pts] == self.colour, est[pts] - d, 0.0)
+            score = g - future * (standing[rows] + own)
+            self._fill(kept, np.lexsort((pts, rows, -g, -score)), width)
+        else:
+            self._fill(kept, self.by_g, width)
+        return kept
+
+
+def _captures_to_make(t: _Target, board: goboard.Board, i: int) -> int:
+    """Stones the rest of the sequence must still capture, after ``i`` moves."""
+    owed = 0
+    for colour in (BLACK, WHITE):
+        played = (i + (colour == BLACK)) // 2
+        owed += t.budget[colour] - (played - board.points.count(colour))
+    return owed
+
+
+def _other_move_estimate(estimate) -> float:
+    """The estimate of a move still to play that is not a final stone (a stone to be captured, or a
+    final stone to be replayed): the mean of the final stones' estimates so far (0 before any)."""
+    seen = np.concatenate([estimate[BLACK], estimate[WHITE]])
+    seen = seen[np.isfinite(seen)]
+    return float(seen.mean()) if len(seen) else 0.0
+
+
+def _standing_estimate(board_bytes: bytes, t: _Target, estimate, d: float) -> float:
+    """Sum over the final stones standing at their points of (their estimate - ``d``).
+
+    Ranks as the estimate of what is still to play (module docstring): every prefix of a move number
+    has as many moves left, each a missing final stone (its estimate) or another move (``d``).
+    """
+    cur = np.frombuffer(board_bytes, dtype=np.uint8)[FLAT_OF_LZ]
+    total = 0.0
+    for colour in (BLACK, WHITE):
+        mask = (cur == colour) & (t.final_lz == colour)
+        total += float((estimate[colour][mask] - d).sum())
+    return total

@@ -1,0 +1,450 @@
+"""moveorder.captures: orders of play for positions with captures (issue 25).
+
+The property every test checks: a sequence the search returns, replayed
+through the board module from the empty board, is legal and gives exactly
+the input stones and prisoner counts.  The hand-made cases were found by
+seeded random play in the top-left 4x4 corner (each one's pattern is
+asserted below, so a changed case cannot pass silently).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from moveorder import board as goboard
+from moveorder import captures as cap
+from moveorder import coords
+from moveorder.beam import beam_search
+from moveorder.features import board_history_planes
+from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
+from moveorder.records import load_records
+
+
+def problem_of(moves_lz):
+    """The problem a legal sequence answers: its final stones and the prisoners it took."""
+    b, _ = goboard.replay([coords.from_lz(k) for k in moves_lz])
+    pb, pw = cap.capture_counts(moves_lz)
+    black = tuple(sorted(coords.to_lz(p) for p in b.stones(goboard.BLACK)))
+    white = tuple(sorted(coords.to_lz(p) for p in b.stones(goboard.WHITE)))
+    return cap.Problem(black, white, pb, pw)
+
+
+def assert_answers(seq, problem):
+    """``seq`` replays legally from the empty board to exactly ``problem``'s stones and prisoners."""
+    assert len(seq) == problem.moves
+    board, taken = goboard.Board(), [0, 0]
+    seen = {bytes(board.points)}
+    for i, k in enumerate(seq):
+        taken[i % 2] += board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, coords.from_lz(k))
+        now = bytes(board.points)
+        assert now not in seen, f"move {i + 1} repeats a position"
+        seen.add(now)
+    assert sorted(coords.to_lz(p) for p in board.stones(goboard.BLACK)) == list(problem.black)
+    assert sorted(coords.to_lz(p) for p in board.stones(goboard.WHITE)) == list(problem.white)
+    assert tuple(taken) == (problem.prisoners_black, problem.prisoners_white)
+
+
+def sgf_moves(text):
+    return coords.sgf_to_lz([text[k : k + 2] for k in range(0, len(text), 2)])
+
+
+def captures_by_move(moves_lz):
+    return goboard.replay([coords.from_lz(k) for k in moves_lz])[1]
+
+
+# Found by seeded random play in the 4x4 corner; what happens in each is asserted in the test.
+HAND_MADE = {
+    "four stones at once": "cadcbdabccbbbabcdbddacaacbbb",
+    "captured, then the capturer plays on its point": "cacddcabaadbccbcbdbaacaaadcb",
+    "snapback": "dbbdcdaabcadabbbdcdacacbbaaa",
+    "ko fight": "aadddbcbcaadbbbdccbcdadcabcdaccb",
+}
+
+
+def check_pattern(name, seq):
+    caps = captures_by_move(seq)
+    boards = cap.replay_boards(seq)
+    flat = [coords.lz_to_flat(k) for k in seq]
+
+    def taken_at(i):  # points emptied by move i (0-based)
+        return [p for p in range(coords.POINTS) if boards[i][p] and not boards[i + 1][p]]
+
+    if name == "four stones at once":
+        assert caps[12] == 4
+    elif name == "captured, then the capturer plays on its point":
+        (q,) = taken_at(9)
+        assert caps[9] == 1 and q in flat[11::2]  # the capturer's colour plays there later
+    elif name == "snapback":
+        (q,) = taken_at(12)
+        assert caps[12] == 1 and flat[13] == q and caps[13] == 2
+    elif name == "ko fight":
+        (q,) = taken_at(8)
+        assert caps[8] == 1 and flat[15] == q and caps[15] == 1 and taken_at(15) == [flat[8]]
+        assert all(flat[j] != q for j in range(9, 15))  # the retake waited (simple ko)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    """The network shipped with the package (4x32, Tygem 9d games): the tool's default likelihood."""
+    return PolicyLikelihood.from_file("tygem", device="cpu")
+
+
+@pytest.mark.parametrize("name", sorted(HAND_MADE))
+def test_hand_made_positions_are_answered_exactly(shipped, name):
+    """A beam of 64 finds an answer for each (the backtracking is tested where it runs out, below)."""
+    actual = sgf_moves(HAND_MADE[name])
+    check_pattern(name, actual)
+    problem = problem_of(actual)
+    assert problem.prisoners_black + problem.prisoners_white > 0
+    stats = cap.SearchStats()
+    (found,) = cap.search(shipped, [problem], width=64, stats=stats)
+    assert found is not None, f"{name}: no sequence found"
+    seq, ll = found
+    assert_answers(seq, problem)
+    assert float(cap.sequence_log_probs(shipped, seq).sum()) == pytest.approx(ll, abs=1e-9)
+    assert stats.evaluations > 0 and stats.children >= stats.pruned
+
+
+@pytest.fixture(scope="module")
+def capture_games(pro2_usable):
+    """Real Fox pro games without handicap whose first 60 moves are legal, with no pass, and capture."""
+    out = []
+    for r in load_records(pro2_usable):
+        if r.handicap or r.setup_black or r.setup_white:
+            continue
+        moves = coords.from_sgf_string(r.moves)[:60]
+        if len(moves) < 60 or None in moves:
+            continue
+        if sum(goboard.replay(moves)[1]) > 0:
+            out.append([coords.to_lz(m) for m in moves])
+    assert len(out) > 20
+    return out
+
+
+@pytest.mark.parametrize("n", [30, 50])
+def test_real_games_with_captures_every_answer_replays_to_the_input(shipped, capture_games, n):
+    """A property over real games: whatever the search returns is legal and exactly the input."""
+    actual = [g[:n] for g in capture_games if sum(captures_by_move(g[:n])) > 0][:6]
+    assert len(actual) == 6
+    problems = [problem_of(a) for a in actual]
+    stats = cap.SearchStats()
+    found = cap.search(shipped, problems, width=16, patience=0, stats=stats)
+    for problem, a, r in zip(problems, actual, found):
+        if r is None:
+            continue
+        seq, ll = r
+        assert_answers(seq, problem)
+        assert float(cap.sequence_log_probs(shipped, seq).sum()) == pytest.approx(ll, abs=1e-9)
+    assert sum(r is not None for r in found) >= 4  # measured: 6 of 6 at 30 moves, 4 of 6 at 60
+    assert stats.not_found == sum(r is None for r in found)
+    # Batched or alone, a problem's search is its own.
+    k = next(k for k, r in enumerate(found) if r is not None)
+    assert cap.search(shipped, problems[k : k + 1], width=16, patience=0) == found[k : k + 1]
+
+
+def test_the_search_never_prunes_a_real_sequence(capture_games):
+    """The necessary conditions hold along every actual sequence: the candidate filter keeps each move,
+    and every prefix passes :func:`moveorder.captures._alive` (real games, and random corner play)."""
+    from moveorder.features import FLAT_OF_LZ
+
+    rng = np.random.default_rng(5)
+    corner = []
+    while len(corner) < 150:  # random legal play in the 4x4 corner: captures galore
+        board, moves = goboard.Board(), []
+        for i in range(16):
+            for p in rng.permutation(16):
+                move = (int(p) // 4, int(p) % 4)
+                try:
+                    board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, move)
+                except goboard.IllegalMove:
+                    continue
+                moves.append(coords.to_lz(move))
+                break
+        if len(moves) == 16 and sum(captures_by_move(moves)):
+            corner.append(moves)
+    for actual in corner + capture_games:
+        problem = problem_of(actual)
+        if not (problem.black and problem.white):
+            continue
+        t = cap._Target(problem)
+        board = goboard.Board()
+        for i, k in enumerate(actual):
+            colour = goboard.BLACK if i % 2 == 0 else goboard.WHITE
+            cur = np.frombuffer(bytes(board.points), dtype=np.uint8)[FLAT_OF_LZ][None, :]
+            allowed = (cur == 0) & ((t.final_lz == colour)[None, :] | cap._doomed_ok(t, cur, colour, i))
+            assert allowed[0, k], (actual, i)
+            board.play(colour, coords.from_lz(k))
+            assert i + 1 == len(actual) or cap._alive(t, board, i + 1), (actual, i)
+
+
+def test_history_planes_are_the_training_planes(capture_games):
+    """The search's input for positions with captures is training's (features.board_history_planes)."""
+    moves = capture_games[0]
+    boards = cap.replay_boards(moves)
+    stack = np.array([np.frombuffer(b, dtype=np.uint8) for b in boards], dtype=np.int8)
+    assert any(np.count_nonzero(stack[i + 1]) <= np.count_nonzero(stack[i]) for i in range(len(moves)))
+    for i in (0, 1, 5, 20, len(moves) - 1):
+        hist = tuple(boards[max(0, i - 7) : i + 1][::-1])
+        ours = cap.history_planes([hist], i % 2 == 0)[0].numpy()
+        assert np.array_equal(ours, board_history_planes(stack, i, i % 2 == 0))
+
+
+@pytest.mark.parametrize("future", [0.0, 1.0])
+def test_capture_free_positions_get_the_beams_orders(model, real_games, future):
+    """Without captures the search is the ranked beam of moveorder.beam, order for order."""
+    from moveorder.arrangements import clip
+
+    arrs = [clip(r, 14, "pro") for r in real_games[70:74]]
+    pairs = [(coords.sgf_to_lz(a.black), coords.sgf_to_lz(a.white)) for a in arrs]
+    ours = cap.capture_beam(model, [cap.Problem(tuple(sorted(b)), tuple(sorted(w))) for b, w in pairs], 8, future)
+    theirs = beam_search(PositionEvaluator(model), pairs, width=8, future=future)
+    for (seq, ll), ((ref, ref_ll),) in zip((o[0] for o in ours), theirs):
+        assert seq == ref
+        assert ll == pytest.approx(ref_ll, abs=1e-9)
+    # and the likelihood of a capture-free sequence is the same on both paths
+    seq = torch.tensor([coords.sgf_to_lz(arrs[0].actual)])
+    assert np.allclose(cap.sequence_log_probs(model, seq[0].tolist()), model.log_probs(seq)[0].numpy(), atol=1e-9)
+
+
+def test_a_position_no_sequence_reaches_is_not_answered(model):
+    """Two black stones far apart cannot have captured a white stone: counts fit, the board does not."""
+    problem = cap.Problem((coords.to_lz(coords.from_gtp("K10")), coords.to_lz(coords.from_gtp("Q16"))), (), 1, 0)
+    stats = cap.SearchStats()
+    assert cap.search(model, [problem], width=8, stats=stats) == [None]
+    assert stats.not_found == 1 and stats.backtracked == 1 and stats.unreachable == 1
+
+
+@pytest.mark.parametrize(
+    "black, white, prisoners, reason",
+    [
+        (["D4"], ["Q16"], (-1, 0), "cannot be negative"),
+        (["D4"], [], (0, 1), "Black plays as many moves as White or one more"),
+        (["D4", "Q16"], ["D16"], (2, 0), "Black plays as many moves as White or one more"),
+        ([], [], (0, 0), "no stones and no prisoners"),
+        (["A2", "B1"], ["A1"], (0, 0), "without liberties (A1)"),
+        (["D4"], [], (1, 0), "White has no stone on the board"),
+    ],
+)
+def test_impossible_counts_and_boards_are_refused(black, white, prisoners, reason):
+    with pytest.raises(ValueError, match=reason.replace("(", r"\(").replace(")", r"\)")) as err:
+        cap.check_problem([coords.from_gtp(p) for p in black], [coords.from_gtp(p) for p in white], prisoners, "x.sgf")
+    assert str(err.value).startswith("x.sgf: ")
+
+
+def test_a_consistent_position_passes_the_checks():
+    cap.check_problem([coords.from_gtp("B1"), coords.from_gtp("A2")], [], (1, 0), "x.sgf")  # W A1 was captured
+
+
+def test_only_the_beam_orders_positions_with_captures():
+    cap.require_beam("beam", (1, 0), "x.sgf")
+    cap.require_beam("anneal", (0, 0), "x.sgf")
+    for method in ("anneal", "beam+anneal"):
+        with pytest.raises(ValueError, match=rf"x.sgf: .*prisoners 1 0.*beam only; method '{re.escape(method)}'"):
+            cap.require_beam(method, (1, 0), "x.sgf")
+
+
+def test_feasibility_conditions():
+    """Each necessary condition of the search, on hand-built states (flat boards)."""
+    # Target: black B1 A2, White's A1 captured (Black 1 prisoner); 3 moves: B B1, W A1, B A2.
+    problem = cap.Problem(tuple(sorted(coords.to_lz(coords.from_gtp(p)) for p in ("B1", "A2"))), (), 1, 0)
+    t = cap._Target(problem)
+    board = goboard.Board()
+    board.play(goboard.BLACK, coords.from_gtp("B1"))
+    board.play(goboard.WHITE, coords.from_gtp("A1"))
+    assert cap._alive(t, board, 2)  # A1 is doomed, and its only other liberty is a final black point
+    board = goboard.Board()
+    board.play(goboard.BLACK, coords.from_gtp("B1"))
+    board.play(goboard.WHITE, coords.from_gtp("C1"))
+    assert not cap._alive(t, board, 2)  # C1's liberties C2, D1 are no final black points: no budget left
+    board = goboard.Board()
+    board.play(goboard.BLACK, coords.from_gtp("B1"))
+    board.play(goboard.WHITE, coords.from_gtp("A1"))
+    board.play(goboard.BLACK, coords.from_gtp("C1"))
+    assert not cap._alive(t, board, 3)  # C1 is a doomed black stone: Black's budget is 0
+
+
+# --- the arrangements and the one-position tool ---------------------------------------------------
+
+
+def record_of(moves_sgf_text):
+    from helpers import make_sgf
+    from moveorder.records import read_sgf
+
+    moves = [moves_sgf_text[k : k + 2] for k in range(0, len(moves_sgf_text), 2)]
+    return read_sgf(make_sgf(moves).encode(), "corner.sgf")
+
+
+def test_an_arrangement_with_captures_keeps_the_stones_standing_and_the_prisoners():
+    from moveorder.arrangements import Arrangement, clip, eligible
+
+    text = HAND_MADE["four stones at once"]
+    rec = record_of(text)
+    a = clip(rec, 14, "pro")
+    problem = problem_of(sgf_moves(text))
+    assert a.prisoners == [problem.prisoners_black, problem.prisoners_white] == [4, 0]
+    assert coords.sgf_to_lz(a.black) == sorted(problem.black) or sorted(coords.sgf_to_lz(a.black)) == list(
+        problem.black
+    )
+    assert sorted(coords.sgf_to_lz(a.white)) == list(problem.white)
+    assert a.black == sorted(a.black) and a.white == sorted(a.white)
+    assert Arrangement.from_json(a.to_json()) == a
+    assert cap.problem_of_arrangement(a) == problem
+    before = clip(rec, 12, "pro")  # before the capture: every move's stone, no prisoners
+    assert before.prisoners == [0, 0] and len(before.black) + len(before.white) == 12
+    # which records may be drawn, by the selection's captures option
+    assert eligible(rec, 14, "allowed", 14) and eligible(rec, 14, "required", 14)
+    assert eligible(rec, 12, "allowed", 12) and not eligible(rec, 12, "required", 12)
+    assert not eligible(rec, 15, "allowed", 15)  # too short
+    with pytest.raises(ValueError, match="captures 'sometimes'"):
+        eligible(rec, 14, "sometimes", 14)
+
+
+def test_an_old_arrangement_line_reads_as_capture_free():
+    import json
+
+    from moveorder.arrangements import Arrangement
+
+    line = json.dumps({"id": "g", "set": "pro", "n": 2, "black": ["dd"], "white": ["pp"], "actual": ["dd", "pp"]})
+    assert Arrangement.from_json(line).prisoners == [0, 0]
+
+
+def infer_tool(*args):
+    from moveorder import cli
+
+    return cli.main(["infer", *map(str, args), "--quiet"])
+
+
+def replayed_by_sgfmill(path):
+    """The stones after replaying an SGF file's moves with sgfmill (an external board), and its prisoners."""
+    from sgfmill import boards, sgf
+
+    game = sgf.Sgf_game.from_bytes(path.read_bytes())
+    board, taken = boards.Board(19), {"b": 0, "w": 0}
+    for node in game.get_main_sequence()[1:]:
+        colour, (row, col) = node.get_move()
+        before = sum(1 for _ in board.list_occupied_points())
+        board.play(row, col, colour)
+        after = sum(1 for _ in board.list_occupied_points())
+        taken[colour] += before + 1 - after
+    stones = {
+        c: sorted(coords.to_sgf((18 - r, col)) for c2, (r, col) in board.list_occupied_points() if c2 == c)
+        for c in "bw"
+    }
+    return stones["b"], stones["w"], (taken["b"], taken["w"])
+
+
+def test_the_tool_orders_a_record_with_captures_with_the_beam_only(tmp_path, caplog):
+    from helpers import make_sgf
+
+    text = HAND_MADE["captured, then the capturer plays on its point"]
+    rec = tmp_path / "corner.sgf"
+    rec.write_text(make_sgf([text[k : k + 2] for k in range(0, len(text), 2)]))
+    out = tmp_path / "ordered.sgf"
+    assert infer_tool(rec, "--moves", 14, "-o", out) == 2  # the annealer: refused, naming the capture and beam
+    (error,) = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert (
+        error.startswith(f"{rec}: move 10 (White B19)") and "captures 1 stone(s)" in error and "--method beam" in error
+    )
+    assert not out.exists()
+    assert infer_tool(rec, "--moves", 14, "--method", "beam", "--beam-width", 16, "-o", out) == 0
+    a = record_of(text)
+    from moveorder.arrangements import clip
+
+    want = clip(a, 14, "x")
+    black, white, taken = replayed_by_sgfmill(out)
+    assert (black, white) == (want.black, want.white)
+    assert list(taken) == want.prisoners == [0, 1]
+    assert "Prisoners: Black 0, White 1." in out.read_text()
+
+
+def test_the_tool_orders_setup_stones_with_prisoners(tmp_path, caplog):
+    from moveorder.arrangements import clip
+
+    want = clip(record_of(HAND_MADE["ko fight"]), 16, "x")
+    pos = tmp_path / "pos.sgf"
+    pos.write_text(f"(;GM[1]FF[4]SZ[19]KM[6.5]AB[{']['.join(want.black)}]AW[{']['.join(want.white)}])")
+    out = tmp_path / "ordered.sgf"
+    args = [pos, "--method", "beam", "--beam-width", 16, "-o", out, "--prisoners", *want.prisoners]
+    assert infer_tool(*args) == 0
+    black, white, taken = replayed_by_sgfmill(out)
+    assert (black, white, list(taken)) == (want.black, want.white, want.prisoners)
+    # a record's prisoners come from the record: --prisoners with one is refused
+    rec = tmp_path / "rec.sgf"
+    from helpers import make_sgf
+
+    rec.write_text(make_sgf(["dd", "pp"]))
+    assert infer_tool(rec, "-o", tmp_path / "o.sgf", "--prisoners", 1, 0) == 2
+    assert "a record's prisoners come from its own moves" in caplog.records[-1].getMessage()
+
+
+@pytest.mark.parametrize(
+    "stones, prisoners, reason",
+    [
+        ("AB[jj][pd]", (1, 0), "no legal sequence from the empty board reaches this position with prisoners 1 0"),
+        ("AB[jj]", (0, 1), "Black plays as many moves as White or one more"),
+        ("AB[ab][ba]AW[aa]", (1, 0), "group(s) without liberties (A19)"),
+    ],
+)
+def test_the_tool_refuses_a_position_no_sequence_reaches(tmp_path, caplog, stones, prisoners, reason):
+    pos = tmp_path / "pos.sgf"
+    pos.write_text(f"(;GM[1]FF[4]SZ[19]{stones})")
+    out = tmp_path / "o.sgf"
+    assert infer_tool(pos, "--method", "beam", "--beam-width", 8, "-o", out, "--prisoners", *prisoners) == 2
+    message = caplog.records[-1].getMessage()
+    assert message.startswith(f"{pos}: ") and reason in message
+    assert not out.exists()
+
+
+def test_infer_set_orders_a_file_with_and_without_captures(tmp_path, shipped):
+    """infer-set on a file mixing positions with captures and without: the beam answers both kinds (the
+    capture-free one exactly as alone), the rows say what was captured where, and the annealer refuses."""
+    from moveorder.annealing import AnnealConfig
+    from moveorder.arrangements import clip, write_jsonl
+    from moveorder.inference import infer_set, load_results
+
+    arrs = [clip(record_of(HAND_MADE[name]), 14, "corner") for name in sorted(HAND_MADE)]
+    for k, a in enumerate(arrs):
+        a.id = f"c{k}"
+    plain = clip(record_of("ddpppdpqdpqdcqcpdcqcpcqpjjkk"), 14, "corner")
+    assert plain.prisoners == [0, 0]
+    plain.id = "plain"
+    arrs.append(plain)
+    path = tmp_path / "14m.jsonl"
+    write_jsonl(path, arrs)
+    ev = PositionEvaluator(shipped)
+    cfg = AnnealConfig(method="beam", beam_width=64, iterations=1)
+    stats = infer_set(path, tmp_path / "out.jsonl", ev, cfg, chunk=3)
+    rows = {r["id"]: r for r in load_results(tmp_path / "out.jsonl")}
+    assert set(rows) == {a.id for a in arrs}
+    for a in arrs:
+        r = rows[a.id]
+        if a.id == "plain":
+            assert "prisoners" not in r
+            alone = beam_search(ev, [(coords.sgf_to_lz(a.black), coords.sgf_to_lz(a.white))], width=64)
+            assert coords.sgf_to_lz(r["inferred"]) == alone[0][0][0]
+            continue
+        assert r["prisoners"] == a.prisoners and r["found"]
+        seq = coords.sgf_to_lz(r["inferred"])
+        assert_answers(seq, cap.problem_of_arrangement(a))
+        assert r["captured_placed"] == cap.captured_placed(coords.sgf_to_lz(a.actual), seq)
+        assert 0.0 <= r["captured_placed"] <= 1.0
+        assert r["actual_log_likelihood"] == pytest.approx(
+            float(cap.sequence_log_probs(shipped, coords.sgf_to_lz(a.actual)).sum()), abs=1e-9
+        )
+    assert stats.evaluations > 0 and stats.not_found == 0
+    with pytest.raises(ValueError, match=r"corner.sgf \(c0\): a position with captures .* method 'anneal'"):
+        infer_set(path, tmp_path / "anneal.jsonl", ev, AnnealConfig(iterations=5, trials=1))
+
+
+def test_captured_points_placed():
+    """The share of the game's captured stones that the inference also played, and lost, on the same point."""
+    actual = sgf_moves(HAND_MADE["four stones at once"])
+    lost = cap.captured_points(actual)
+    assert len(lost) == 4 and {c for c, _ in lost} == {goboard.WHITE}
+    assert cap.captured_placed(actual, actual) == 1.0
+    assert cap.captured_placed(actual, actual[:12] + actual[12:]) == 1.0
+    assert cap.captured_placed(sgf_moves("ddpp"), sgf_moves("ddpp")) == 1.0  # nothing captured
