@@ -436,6 +436,22 @@ def test_infer_set_orders_a_file_with_and_without_captures(tmp_path, shipped):
             float(cap.sequence_log_probs(shipped, coords.sgf_to_lz(a.actual)).sum()), abs=1e-9
         )
     assert stats.evaluations > 0 and stats.not_found == 0
+    # the table keeps the capture columns, blank for the capture-free row; the summary counts them
+    from moveorder.inference import write_table
+    from moveorder.metrics import summarize
+
+    table = write_table(load_results(tmp_path / "out.jsonl"), tmp_path / "14m.csv", tmp_path / "sgf")
+    assert list(table.columns[-3:]) == ["prisoners", "found", "captured_placed"]
+    plain_row = table[table["id"] == "plain"].iloc[0]
+    assert plain_row["prisoners"] == "0 0" and plain_row["found"] is None
+    assert set(table.loc[table["id"] != "plain", "prisoners"]) == {" ".join(map(str, a.prisoners)) for a in arrs[:-1]}
+    import pandas as pd
+
+    read = pd.read_csv(tmp_path / "14m.csv")
+    row = summarize(read)
+    assert row["found_share"] == 1.0
+    assert row["mean_captured_placed"] == pytest.approx(np.mean([rows[a.id]["captured_placed"] for a in arrs[:-1]]))
+    assert (tmp_path / "sgf" / "c0.sgf").exists()
     with pytest.raises(ValueError, match=r"corner.sgf \(c0\): a position with captures .* method 'anneal'"):
         infer_set(path, tmp_path / "anneal.jsonl", ev, AnnealConfig(iterations=5, trials=1))
 

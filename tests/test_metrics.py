@@ -97,3 +97,23 @@ def test_better_both_ways_by_hand():
     both = better_both_ways(scored)
     assert list(both["id"]) == ["gain4", "gain2"]  # strictly better both ways, the larger gain first
     assert list(both["gain"]) == pytest.approx([4.0, 2.0], rel=1e-12)
+
+
+def test_summary_of_a_set_with_captures_counts_found_and_placed():
+    """Rows without prisoners are blank in the capture columns and left out of both shares."""
+    df = pd.DataFrame(
+        {
+            "actual_lgm": [0.1, 0.1, 0.1, 0.1],
+            "lgm": [0.2, 0.0, 0.1, 0.3],
+            "exact_match": [False] * 4,
+            "matching_prefix": [1, 0, 2, 3],
+            "matching_moves": [1, 0, 2, 3],
+            "trial_std": [0.0] * 4,
+            "found": [True, False, None, True],
+            "captured_placed": [0.5, 0.0, None, 1.0],
+        }
+    )
+    row = summarize(df)
+    assert row["found_share"] == pytest.approx(2 / 3)
+    assert row["mean_captured_placed"] == pytest.approx(0.75)
+    assert "found_share" not in summarize(df.drop(columns=["found", "captured_placed"]))

@@ -109,3 +109,22 @@ def test_score_verb_losses_by_hand_from_katagos_own_leads(engine, tmp_path):
     shared, alone = pd.read_csv(tmp_path / "shared-m.csv"), moves[moves["id"] == "k0.5"]
     assert list(shared["move"]) == list(alone["move"])
     assert list(shared["loss"]) == pytest.approx(list(alone["loss"]), abs=1.0)
+
+
+def test_sequences_with_captures_are_scored_and_unanswered_positions_left_out(engine, tmp_path):
+    """KataGo replays captures itself: a sequence that captures is scored move by move; a position with
+    captures the search found no sequence for (found false, no inferred moves) is left out."""
+    # The four-stone capture in the corner (tests/test_captures.py): move 13 takes four white stones.
+    moves = ["ca", "dc", "bd", "ab", "cc", "bb", "ba", "bc", "db", "dd", "ac", "aa", "cb", "bb"]
+    base = {"set": "t", "n": 14, "actual": moves, "lgm": 0.1, "actual_lgm": 0.1, "exact_match": True, "komi": 7.5}
+    rows = [
+        base | {"id": "found", "inferred": moves, "found": True, "prisoners": [4, 0]},
+        base | {"id": "unanswered", "inferred": [], "lgm": 0.0, "found": False, "prisoners": [4, 0]},
+    ]
+    out = score_results(rows, engine, AnalysisCache(tmp_path / "cache.jsonl"), visits=2, model=str(SMALL))
+    assert [r["id"] for r in out["rows"]] == ["found"]
+    assert (
+        math.isfinite(out["rows"][0]["loss_actual"])
+        and out["rows"][0]["loss_actual"] == out["rows"][0]["loss_inferred"]
+    )
+    assert out["positions"] == 2 * 15 and len(out["moves"]) == 28

@@ -100,8 +100,9 @@ def eligible(record: Record, n: int, captures: str, shortest: int) -> bool:
     """Whether a usable record can be an evaluation game of ``n`` moves under the ``captures`` option.
 
     ``forbidden``: the records are the qualified ones already (the paper's rules), nothing more is
-    checked here.  ``allowed``: 19x19, no handicap, no setup stones, colours alternating from Black,
-    every move legal and no pass in the first ``n`` moves; captures are fine.  ``required``: as
+    checked here.  ``allowed``: a usable record (colours alternating from its first mover) that is
+    19x19, without handicap or setup stones, Black first, every move legal and no pass in the first
+    ``n`` moves; captures are fine.  ``required``: as
     ``allowed``, and at least one capture in the first ``shortest`` moves (so every clip captures).
     """
     from . import board as goboard
@@ -110,9 +111,10 @@ def eligible(record: Record, n: int, captures: str, shortest: int) -> bool:
         raise ValueError(f"captures {captures!r}: not one of {CAPTURES}")
     if captures == "forbidden":
         return True
-    if record.size != 19 or record.handicap > 0 or record.setup:
+    if record.size != 19 or record.handicap > 0 or record.setup or record.start_black or record.start_white:
         return False
-    if record.colours[:n] != ("BW" * n)[:n] or len(record.colours) < n:
+    # Records read back from JSONL keep no colours; usable ones alternate from their first mover.
+    if record.first_player != "B" or (record.colours and record.colours[:n] != ("BW" * n)[:n]):
         return False
     moves = coords.from_sgf_string(record.moves, record.size)[:n]
     if len(moves) < n or any(m is None for m in moves):

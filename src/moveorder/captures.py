@@ -53,6 +53,9 @@ from . import coords
 from .coords import POINTS
 from .features import FLAT_OF_LZ, HISTORY, PLANES
 from .likelihood import PolicyLikelihood, log
+from .settings import AnnealConfig
+
+_DEFAULTS = AnnealConfig()
 
 BLACK, WHITE, EMPTY = goboard.BLACK, goboard.WHITE, goboard.EMPTY
 #: Flat index of each Leela Zero index, and back.
@@ -389,8 +392,8 @@ def _doomed_ok(t: _Target, cur: np.ndarray, colour: int, i: int) -> np.ndarray:
 def capture_beam(
     likelihood: PolicyLikelihood,
     problems: Sequence[Problem],
-    width: int = 128,
-    future: float = 1.0,
+    width: int = _DEFAULTS.beam_width,
+    future: float = _DEFAULTS.beam_future,
     keep: int = 1,
     stats: Optional[SearchStats] = None,
 ) -> List[List[Tuple[List[int], float]]]:
@@ -449,7 +452,12 @@ def _root() -> _Prefix:
 
 
 def backtrack(
-    likelihood: PolicyLikelihood, problem: Problem, width: int, future: float, max_evaluations: int
+    likelihood: PolicyLikelihood,
+    problem: Problem,
+    width: int,
+    future: float,
+    max_evaluations: int,
+    stats: Optional[SearchStats] = None,
 ) -> Tuple[Optional[Tuple[List[int], float]], bool]:
     """Beam search that backtracks where its beam dies (beam-stack search, without its bound).
 
@@ -477,7 +485,11 @@ def backtrack(
     layers = [layer_of([_root()], 0)]
     while layers:
         layer = layers[-1]
+        built, pruned = layer.built, layer.pruned
         kept = layer.choose(width, future)
+        if stats is not None:
+            stats.children += layer.built - built
+            stats.pruned += layer.pruned - pruned
         if not kept:
             dead.setdefault(layer.i, set()).update(p.hist for p in layer.beam)
             layers.pop()
@@ -493,9 +505,9 @@ def backtrack(
 def search(
     likelihood: PolicyLikelihood,
     problems: Sequence[Problem],
-    width: int = 128,
-    future: float = 1.0,
-    patience: int = 10,
+    width: int = _DEFAULTS.beam_width,
+    future: float = _DEFAULTS.beam_future,
+    patience: int = _DEFAULTS.patience,
     stats: Optional[SearchStats] = None,
 ) -> List[Optional[Tuple[List[int], float]]]:
     """The best sequence found for each problem and its log-likelihood, or None where none was found.
@@ -510,7 +522,9 @@ def search(
         if r is not None or patience < 1:
             continue
         ev0, net0 = likelihood.evaluations, likelihood.seconds
-        found[k], exhausted = backtrack(likelihood, problems[k], width, future, patience * width * problems[k].moves)
+        found[k], exhausted = backtrack(
+            likelihood, problems[k], width, future, patience * width * problems[k].moves, stats
+        )
         if stats is not None:
             stats.backtracked += 1
             stats.unreachable += exhausted

@@ -305,8 +305,13 @@ def load_results(path: Path) -> List[Dict]:
 def write_table(
     results: List[Dict], csv_path: Path, sgf_dir: Optional[Path] = None, network: str = "", settings: str = ""
 ) -> pd.DataFrame:
-    """One CSV row per arrangement; with ``sgf_dir``, the inferred sequences as SGF files."""
+    """One CSV row per arrangement; with ``sgf_dir``, the inferred sequences as SGF files.
+
+    A table with positions with captures also has ``prisoners``, ``found`` and ``captured_placed``
+    (blank for its capture-free rows); a capture-free table keeps the paper's columns only.
+    """
     rows = []
+    captures_table = any("prisoners" in r for r in results)
     for r in results:
         rows.append(
             {
@@ -333,11 +338,20 @@ def write_table(
                 "network": network,
             }
         )
+        if captures_table:
+            with_captures = "prisoners" in r
+            rows[-1] |= {
+                "prisoners": " ".join(str(x) for x in r["prisoners"]) if with_captures else "0 0",
+                "found": r["found"] if with_captures else None,
+                "captured_placed": r["captured_placed"] if with_captures else None,
+            }
         if sgf_dir is not None:
             write_sgf(
                 Path(sgf_dir) / f"{r['id']}.sgf",
                 r["inferred"],
-                sgf_comment(r["lgm"], r["trial_lgms"], settings, actual_lgm=r["actual_lgm"]),
+                sgf_comment(r["lgm"], r["trial_lgms"], settings, actual_lgm=r["actual_lgm"])
+                if r.get("found", True)
+                else f"moveorder: no legal sequence found for this position. {settings}",
                 komi=r.get("komi"),
             )
     df = pd.DataFrame(rows)

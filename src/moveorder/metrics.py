@@ -5,7 +5,9 @@
 * :func:`share_on_or_above`: share of points with ``y >= x``; ties count, as the paper's "on or
   above" says, with a relative tolerance so that an exact match whose two likelihoods were summed
   in different orders still counts as on the line.
-* :func:`summarize`: one row of the summary table for a set and length.
+* :func:`summarize`: one row of the summary table for a set and length; for a set with captures also
+  the share of positions the search found a sequence for and the mean share of captured stones'
+  points placed as in the game (among those found).
 """
 
 from __future__ import annotations
@@ -43,6 +45,11 @@ def summarize(inferred: pd.DataFrame, scored: Optional[pd.DataFrame] = None) -> 
         "mean_lgm_inferred": float(inferred["lgm"].mean()),
         "mean_lgm_actual": float(inferred["actual_lgm"].mean()),
     }
+    if "found" in inferred.columns:  # a set with captures (moveorder.captures): rows without prisoners are blank
+        has = inferred["found"].notna()
+        row["found_share"] = float(inferred.loc[has, "found"].astype(bool).mean()) if has.any() else 1.0
+        placed = inferred.loc[has & inferred["found"].fillna(False).astype(bool), "captured_placed"]
+        row["mean_captured_placed"] = float(placed.mean()) if len(placed) else float("nan")
     if scored is not None and len(scored):
         row.update(
             {

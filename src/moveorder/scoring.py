@@ -53,13 +53,19 @@ def score_results(
     "analysed": positions sent to KataGo, "seconds": time in KataGo}``.
     ``progress``: a progress bar (positions analysed) on stderr.  ``engine``: an
     :class:`EnginePool` (each position analysed alone: repeatable losses) or one
-    :class:`KataGoEngine` (threads sharing a cache: faster on a GPU, not repeatable).
+    :class:`KataGoEngine` (threads sharing a cache: faster on a GPU, not repeatable).  A row whose
+    search found no sequence (``found`` false: a position with captures) is left out.
     """
     needed: Dict[str, tuple] = {}  # position key -> (query id, turn)
     queries: Dict[str, dict] = {}
     plan = []
     total = 0
+    unanswered = [r["id"] for r in results if r.get("found") is False]
+    if unanswered:  # positions with captures the search found no sequence for: nothing to score
+        log.info("%d arrangements without an inferred sequence are not scored: %s", len(unanswered), unanswered)
     for r in results:
+        if r.get("found") is False:
+            continue
         komi = r.get("komi")
         komi = default_komi if komi is None else float(komi)
         for which in ("actual", "inferred"):

@@ -58,7 +58,7 @@ class AnnealConfig:
     beam_future: float = 1.0
     #: Positions with captures (moveorder.captures.search): where the beam finds no sequence, backtracking
     #: may spend this many times the beam's network evaluations; 0: none.
-    patience: int = 10
+    patience: int = 2
 
     def __post_init__(self):
         if self.neighbour not in NEIGHBOURS:
