@@ -517,11 +517,13 @@ def search(
     ``patience`` times the beam's evaluations (``patience x width x moves``).
     ``stats.unreachable`` counts the problems proven to have no sequence.
     """
+    import time
+
     found = [r[0] if r else None for r in capture_beam(likelihood, problems, width, future, stats=stats)]
     for k, r in enumerate(found):
         if r is not None or patience < 1:
             continue
-        ev0, net0 = likelihood.evaluations, likelihood.seconds
+        ev0, net0, t0 = likelihood.evaluations, likelihood.seconds, time.perf_counter()
         found[k], exhausted = backtrack(
             likelihood, problems[k], width, future, patience * width * problems[k].moves, stats
         )
@@ -530,6 +532,7 @@ def search(
             stats.unreachable += exhausted
             stats.evaluations += likelihood.evaluations - ev0
             stats.network_seconds += likelihood.seconds - net0
+            stats.seconds += time.perf_counter() - t0
     if stats is not None:
         stats.not_found += sum(r is None for r in found)
     return found
