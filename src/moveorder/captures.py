@@ -61,6 +61,8 @@ BLACK, WHITE, EMPTY = goboard.BLACK, goboard.WHITE, goboard.EMPTY
 #: Flat index of each Leela Zero index, and back.
 LZ_OF_FLAT = np.argsort(FLAT_OF_LZ)
 _EMPTY_BOARD = bytes(POINTS)
+#: A layer's choice gives up after this many children per kept place that cannot reach the position.
+PRUNED_PER_CHILD = 8
 
 
 def _neighbour_table() -> np.ndarray:
@@ -466,7 +468,7 @@ def backtrack(
     ``width`` children not tried there yet, and so on back to the first move.
     Returns the first complete sequence found (the beam's own when the beam
     succeeds) and whether the search ran out: ``(None, True)`` means every
-    prefix was tried, so no legal sequence reaches the position (up to the
+    prefix was tried (no layer gave up with children untried), so no legal sequence reaches the position (up to the
     merge, which keeps one of two prefixes with the same last 8 boards even
     where their earlier positions differ for superko); ``(None, False)``
     means ``max_evaluations`` network evaluations were spent first.
@@ -483,6 +485,7 @@ def backtrack(
         return layer
 
     layers = [layer_of([_root()], 0)]
+    complete = True
     while layers:
         layer = layers[-1]
         built, pruned = layer.built, layer.pruned
@@ -491,7 +494,10 @@ def backtrack(
             stats.children += layer.built - built
             stats.pruned += layer.pruned - pruned
         if not kept:
-            dead.setdefault(layer.i, set()).update(p.hist for p in layer.beam)
+            if layer.exhausted:
+                dead.setdefault(layer.i, set()).update(p.hist for p in layer.beam)
+            else:
+                complete = False  # given up with children untried: no proof
             layers.pop()
             continue
         if layer.last:
@@ -499,7 +505,7 @@ def backtrack(
         if likelihood.evaluations - start >= max_evaluations:
             return None, False
         layers.append(layer_of(kept, layer.i + 1))
-    return None, True
+    return None, complete
 
 
 def search(
@@ -589,11 +595,12 @@ class _Layer:
         self.dead: set = set()  # keys of children known not to reach the target (backtracking)
         self.by_g = np.lexsort((self.pts, self.rows, -self.g))  # ties: the earlier prefix, the lower index
         self.first = True
+        self.prune_budget = 0
         self.built = self.pruned = 0
 
     def _fill(self, kept: List[_Prefix], order, limit: int) -> None:
         for j in order:
-            if len(kept) >= limit:
+            if len(kept) >= limit or self.prune_budget <= 0:
                 break
             if self.tried[j]:
                 continue
@@ -604,6 +611,7 @@ class _Layer:
             self.built += 1
             if child is None:
                 self.pruned += 1
+                self.prune_budget -= 1
                 continue
             if not self.last:
                 if child.hist in self.keys or child.hist in self.dead:
@@ -611,9 +619,17 @@ class _Layer:
                 self.keys.add(child.hist)
             kept.append(child)
 
+    @property
+    def exhausted(self) -> bool:
+        """Every child has been tried."""
+        return bool(self.tried.all())
+
     def choose(self, width: int, future: float, keep: int = 1) -> List[_Prefix]:
+        """The next children kept (see the class docstring); a call gives up after ``PRUNED_PER_CHILD x
+        width`` children that cannot reach the position (dead regions cost no more than that)."""
         kept: List[_Prefix] = []
         t, g, rows, pts = self.t, self.g, self.rows, self.pts
+        self.prune_budget = PRUNED_PER_CHILD * max(width, keep)
         if self.last:
             self._fill(kept, self.by_g, keep)
             return kept
