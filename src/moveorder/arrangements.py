@@ -1,9 +1,12 @@
 """Stone arrangements: the inference task's input, and its answer key.
 
 An :class:`Arrangement` is what a game looks like after move ``n``: the set
-of black stones and the set of white stones (sorted, so the order of play
-cannot leak through them), plus the actual sequence that produced them (the
-answer key, never shown to inference) and the game's metadata.
+of black stones and the set of white stones standing (sorted, so the order
+of play cannot leak through them) and the prisoners each side took (zero
+for the paper's capture-free games), plus the actual sequence that produced
+them (the answer key, never shown to inference) and the game's metadata.
+With ``selection.captures`` other than ``forbidden``, :func:`eligible`
+admits games with captures (issue 25).
 
 :func:`select_games` picks the evaluation games of a set reproducibly from
 a seed among the qualified games; the training pool is every other record
@@ -102,8 +105,8 @@ def eligible(record: Record, n: int, captures: str, shortest: int) -> bool:
     ``forbidden``: the records are the qualified ones already (the paper's rules), nothing more is
     checked here.  ``allowed``: a usable record (colours alternating from its first mover) that is
     19x19, without handicap or setup stones, Black first, every move legal and no pass in the first
-    ``n`` moves; captures are fine.  ``required``: as
-    ``allowed``, and at least one capture in the first ``shortest`` moves (so every clip captures).
+    ``n`` moves; captures are fine.  ``required``: as ``allowed``, and at least one capture in the
+    first ``shortest`` moves (so every clip captures).
     """
     from . import board as goboard
 

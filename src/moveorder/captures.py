@@ -14,26 +14,26 @@ Search: the ranked beam of :mod:`moveorder.beam`, on the real board.  A
 prefix's move for colour ``c`` is either a *final stone* (a point where the
 position has a ``c`` stone, empty now) or a *doomed stone* (any other empty
 point: the rest of the sequence must capture it), the latter only while
-``c``'s capture budget lasts.  With ``D_c`` doomed ``c`` stones standing,
-``K_c`` ``c`` stones captured so far and ``P_c`` the prisoners taken from
-``c``, a prefix can still reach the position only if
-``D_c <= P_c - K_c`` for both colours, which is the same as "``c`` has at
-least as many moves left as final stones missing" (``moves left - missing
-= P_c - K_c - D_c``, counted move by move), and only if the opponent has a
-move left to capture any doomed stone.  Children that break these, are
-illegal, or repeat a position are pruned; at the last move only the exact
-position is accepted.
+``c``'s capture budget lasts.  Children that are illegal, repeat a position
+or fail a necessary condition of :func:`_alive` (doomed groups within the
+prisoners still to take, a capturer left, the last move's point free, the
+liberties of doomed groups within the budgets) are pruned; at the last move
+only the exact position is accepted.
 
 Prefixes whose network input is the same (the last 8 boards and the side to
-move) are merged, the likelier kept.  Children are ranked as in the beam:
-half the width by log-likelihood ``g``, the rest by ``g`` less ``future``
-times the sum of the best log-probability seen so far of each final stone
-standing at its point (for a capture-free position, exactly
-:func:`moveorder.beam.beam_search`'s ranking; a test checks the two give the
+move) are merged, the likelier kept.  Children are ranked in tiers
+(:class:`_Layer`): half the width by log-likelihood ``g``; for a position
+with captures a quarter by fewest captures still to make; the rest by ``g``
+less ``future`` times the best log-probabilities seen so far of the final
+stones standing (each less a per-move estimate for the other moves still to
+play).  For a capture-free position that is exactly
+:func:`moveorder.beam.beam_search`'s ranking (a test checks the two give the
 same orders).  Children are built lazily, best first, so the board work is
-done only for the children kept (about ``width`` a prefix step, against the
-network's ``width`` evaluations).  Boards are in the top-row-first flat
-order of :mod:`moveorder.board`; moves in and out are Leela Zero indices.
+done for about the children kept, plus those pruned (at most
+``PRUNED_PER_CHILD x width`` a choice).  Where the beam dies,
+:func:`search` backtracks (:func:`backtrack`).  Boards are in the
+top-row-first flat order of :mod:`moveorder.board`; moves in and out are
+Leela Zero indices.
 
 The annealer and the exact solver handle capture-free positions only; a
 position with prisoners is refused by :func:`require_beam` with the method
