@@ -28,6 +28,7 @@ import numpy as np
 
 from . import coords
 from .records import Record, load_jsonl
+from .settings import CAPTURES
 
 
 @dataclass
@@ -96,9 +97,6 @@ def clip(record: Record, n: int, set_name: str) -> Arrangement:
     )
 
 
-CAPTURES = ("forbidden", "allowed", "required")
-
-
 def eligible(record: Record, n: int, captures: str, shortest: int) -> bool:
     """Whether a usable record can be an evaluation game of ``n`` moves under the ``captures`` option.
 
@@ -122,15 +120,11 @@ def eligible(record: Record, n: int, captures: str, shortest: int) -> bool:
     moves = coords.from_sgf_string(record.moves, record.size)[:n]
     if len(moves) < n or any(m is None for m in moves):
         return False
-    b, early = goboard.Board(), 0
-    for i, m in enumerate(moves):
-        try:
-            k = b.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, m)
-        except goboard.IllegalMove:
-            return False
-        if i < shortest:
-            early += k
-    return captures == "allowed" or early > 0
+    try:
+        _, captured = goboard.replay(moves)
+    except goboard.IllegalMove:
+        return False
+    return captures == "allowed" or sum(captured[:shortest]) > 0
 
 
 def _rng(seed: int, set_name: str) -> np.random.Generator:
@@ -240,12 +234,16 @@ def select_set(
     from .records import load_records
 
     lengths = sorted(set(lengths))
+    read = load_records(Path(records_path))
     records = [
-        r
-        for r in load_records(Path(records_path))
-        if len(r.moves) // 2 >= max(lengths) and eligible(r, max(lengths), captures, min(lengths))
+        r for r in read if len(r.moves) // 2 >= max(lengths) and eligible(r, max(lengths), captures, min(lengths))
     ]
-    usable = load_records(Path(usable_path)) if usable_path else None
+    if usable_path is None:
+        usable = None
+    elif Path(usable_path).resolve() == Path(records_path).resolve():  # captures allowed: one file, read once
+        usable = read
+    else:
+        usable = load_records(Path(usable_path))
     chosen = select_games(records, count, seed, set_name, leak_prefix=max(lengths), usable=usable)
     for n in lengths:
         write_jsonl(Path(out_dir) / f"{n}m.jsonl", [clip(r, n, set_name) for r in chosen["selected"]])

@@ -42,6 +42,7 @@ that can.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -51,15 +52,13 @@ import torch
 from . import board as goboard
 from . import coords
 from .coords import POINTS
-from .features import FLAT_OF_LZ, HISTORY, PLANES
-from .likelihood import PolicyLikelihood, log
+from .features import FLAT_OF_LZ, HISTORY, history_stack_planes
+from .likelihood import PolicyLikelihood, legal_renormalised, log
 from .settings import AnnealConfig
 
 _DEFAULTS = AnnealConfig()
 
 BLACK, WHITE, EMPTY = goboard.BLACK, goboard.WHITE, goboard.EMPTY
-#: Flat index of each Leela Zero index, and back.
-LZ_OF_FLAT = np.argsort(FLAT_OF_LZ)
 _EMPTY_BOARD = bytes(POINTS)
 #: A layer's choice gives up after this many children per kept place that cannot reach the position.
 PRUNED_PER_CHILD = 8
@@ -164,15 +163,9 @@ def history_planes(histories: Sequence[Tuple[bytes, ...]], black_to_move: bool) 
     ``histories[k]``: flat boards, the current one first, at most 8 (fewer near the start: the
     planes before the empty board are zeros), as :func:`moveorder.features.board_history_planes`.
     """
-    P = len(histories)
     buf = b"".join(b"".join(h) + _EMPTY_BOARD * (HISTORY - len(h)) for h in histories)
-    arr = np.frombuffer(buf, dtype=np.uint8).reshape(P, HISTORY, POINTS)[:, :, FLAT_OF_LZ]
-    mine, theirs = (BLACK, WHITE) if black_to_move else (WHITE, BLACK)
-    planes = np.zeros((P, PLANES, POINTS), dtype=np.float32)
-    planes[:, :HISTORY] = arr == mine
-    planes[:, HISTORY : 2 * HISTORY] = arr == theirs
-    planes[:, 16 if black_to_move else 17] = 1.0
-    return torch.from_numpy(planes).view(P, PLANES, coords.SIZE, coords.SIZE)
+    boards = np.frombuffer(buf, dtype=np.uint8).reshape(len(histories), HISTORY, POINTS)[:, :, FLAT_OF_LZ]
+    return torch.from_numpy(history_stack_planes(boards, black_to_move))
 
 
 def position_log_probs(
@@ -183,15 +176,11 @@ def position_log_probs(
     With ``legal_only``, divided by the mass on the empty points and pass, as
     :meth:`moveorder.likelihood.PolicyLikelihood.probs_of_codes` does.
     """
-    import time
-
     t0 = time.perf_counter()
     probs = likelihood.probs_of_planes(history_planes(histories, black_to_move)).cpu()
     if likelihood.legal_only:
         cur = np.frombuffer(b"".join(h[0] for h in histories), dtype=np.uint8).reshape(len(histories), POINTS)
-        legal = torch.ones_like(probs, dtype=torch.bool)
-        legal[:, :POINTS] = torch.from_numpy(cur[:, FLAT_OF_LZ] == EMPTY)
-        probs = probs / (probs * legal).sum(1, keepdim=True)
+        probs = legal_renormalised(probs, torch.from_numpy(cur[:, FLAT_OF_LZ] == EMPTY))
     likelihood.seconds += time.perf_counter() - t0
     return log(probs).numpy()
 
@@ -261,10 +250,8 @@ def captured_placed(actual: Sequence[int], inferred: Sequence[int]) -> float:
 
 def capture_counts(moves: Sequence[int]) -> Tuple[int, int]:
     """Prisoners (Black's, White's) that a legal sequence takes."""
-    board, taken = goboard.Board(), [0, 0]
-    for i, k in enumerate(moves):
-        taken[i % 2] += board.play(BLACK if i % 2 == 0 else WHITE, coords.from_lz(k))
-    return taken[0], taken[1]
+    _, captured = goboard.replay([coords.from_lz(k) for k in moves])
+    return sum(captured[0::2]), sum(captured[1::2])
 
 
 # --- the search --------------------------------------------------------------------------------
@@ -275,6 +262,11 @@ class _Prefix:
 
     def __init__(self, moves, ll, board, hist, seen):
         self.moves, self.ll, self.board, self.hist, self.seen = moves, ll, board, hist, seen
+
+
+def _root() -> _Prefix:
+    """The empty prefix: the empty board, the only position seen."""
+    return _Prefix([], 0.0, goboard.Board(), (_EMPTY_BOARD,), frozenset([_EMPTY_BOARD]))
 
 
 @dataclass
@@ -295,7 +287,6 @@ class _Target:
     """Per-problem constants of the search, as numpy masks in Leela Zero order."""
 
     def __init__(self, problem: Problem):
-        self.problem = problem
         self.final = problem.final_board()
         fin = np.frombuffer(self.final, dtype=np.uint8)
         self.final_lz = fin[FLAT_OF_LZ]
@@ -303,8 +294,17 @@ class _Target:
         self.n = problem.moves
         self.budget = {BLACK: problem.captured_of(BLACK), WHITE: problem.captured_of(WHITE)}
         self.moves_of = {BLACK: problem.moves_of(BLACK), WHITE: problem.moves_of(WHITE)}
-        self.finals = {c: [int(p) for p in np.nonzero(fin == c)[0]] for c in (BLACK, WHITE)}
-        self.finals_np = {c: np.array(self.finals[c], dtype=np.int64) for c in (BLACK, WHITE)}
+        self.finals = {c: np.nonzero(fin == c)[0] for c in (BLACK, WHITE)}  # flat points of each colour's stones
+
+
+def _played(i: int, colour: int) -> int:
+    """Moves ``colour`` has played after ``i`` moves (Black first)."""
+    return (i + (colour == BLACK)) // 2
+
+
+def _no_estimates() -> Dict[int, np.ndarray]:
+    """Per colour and point: the best log-probability its stone has had so far (-inf: none yet)."""
+    return {BLACK: np.full(POINTS, -np.inf), WHITE: np.full(POINTS, -np.inf)}
 
 
 def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] = None) -> bool:
@@ -342,17 +342,16 @@ def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] =
     last = BLACK if (target.n - 1) % 2 == 0 else WHITE
     left = 0
     for colour in (BLACK, WHITE):
-        played = (i + (colour == BLACK)) // 2
-        slack = target.budget[colour] - (played - int(counts[colour])) - doomed[colour]
+        slack = target.budget[colour] - (_played(i, colour) - int(counts[colour])) - doomed[colour]
         if slack < 0:
             return False
         if doomed[colour]:
             other = goboard.opponent(colour)
-            if target.moves_of[other] - (i + (other == BLACK)) // 2 < 1:
+            if target.moves_of[other] - _played(i, other) < 1:
                 return False
         if colour == last and i < target.n and not slack:
-            finals = target.finals_np[last]
-            if (arr[finals] == last).all() and not any(p in in_doomed for p in target.finals[last]):
+            finals = target.finals[last]
+            if (arr[finals] == last).all() and in_doomed.isdisjoint(finals.tolist()):
                 return False
         left += slack
     if not groups:
@@ -370,10 +369,9 @@ def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] =
 
 def _slack(t: _Target, cur: np.ndarray, colour: int, i: int) -> np.ndarray:
     """``(P,)`` remaining budget ``P_c - K_c - D_c`` of ``colour`` after ``i`` moves, boards ``cur`` ``(P, 361)``."""
-    played = (i + (colour == BLACK)) // 2
     mine = cur == colour
     doomed = np.count_nonzero(mine & (t.final_lz != colour)[None, :], axis=1)
-    captured = played - np.count_nonzero(mine, axis=1)
+    captured = _played(i, colour) - np.count_nonzero(mine, axis=1)
     return t.budget[colour] - captured - doomed
 
 
@@ -406,8 +404,6 @@ def capture_beam(
     list (the caller may widen the beam).  Ties go to the earlier prefix,
     then the lower Leela Zero index, as in :func:`moveorder.beam.beam_search`.
     """
-    import time
-
     t0 = time.perf_counter()
     net0, ev0 = likelihood.seconds, likelihood.evaluations
     lengths = {p.moves for p in problems}
@@ -415,11 +411,8 @@ def capture_beam(
         raise ValueError(f"problems of different lengths in one batch: {sorted(lengths)}")
     targets = [_Target(p) for p in problems]
     n = lengths.pop() if lengths else 0
-    beams: List[List[_Prefix]] = [
-        [_Prefix([], 0.0, goboard.Board(), (_EMPTY_BOARD,), frozenset([_EMPTY_BOARD]))] for _ in problems
-    ]
-    # Per problem and colour: the best log-probability each point has had so far (-inf: none yet).
-    estimate = [{BLACK: np.full(POINTS, -np.inf), WHITE: np.full(POINTS, -np.inf)} for _ in problems]
+    beams: List[List[_Prefix]] = [[_root()] for _ in problems]
+    estimate = [_no_estimates() for _ in problems]
     children_built = pruned = 0
     for i in range(n):
         colour = BLACK if i % 2 == 0 else WHITE
@@ -449,10 +442,6 @@ def capture_beam(
     return out
 
 
-def _root() -> _Prefix:
-    return _Prefix([], 0.0, goboard.Board(), (_EMPTY_BOARD,), frozenset([_EMPTY_BOARD]))
-
-
 def backtrack(
     likelihood: PolicyLikelihood,
     problem: Problem,
@@ -474,7 +463,7 @@ def backtrack(
     means ``max_evaluations`` network evaluations were spent first.
     """
     t = _Target(problem)
-    estimate = {BLACK: np.full(POINTS, -np.inf), WHITE: np.full(POINTS, -np.inf)}
+    estimate = _no_estimates()
     dead: Dict[int, set] = {}
     start = likelihood.evaluations
 
@@ -523,8 +512,6 @@ def search(
     ``patience`` times the beam's evaluations (``patience x width x moves``).
     ``stats.unreachable`` counts the problems proven to have no sequence.
     """
-    import time
-
     found = [r[0] if r else None for r in capture_beam(likelihood, problems, width, future, stats=stats)]
     for k, r in enumerate(found):
         if r is not None or patience < 1:
@@ -656,11 +643,7 @@ class _Layer:
 
 def _captures_to_make(t: _Target, board: goboard.Board, i: int) -> int:
     """Stones the rest of the sequence must still capture, after ``i`` moves."""
-    owed = 0
-    for colour in (BLACK, WHITE):
-        played = (i + (colour == BLACK)) // 2
-        owed += t.budget[colour] - (played - board.points.count(colour))
-    return owed
+    return sum(t.budget[c] - (_played(i, c) - board.points.count(c)) for c in (BLACK, WHITE))
 
 
 def _other_move_estimate(estimate) -> float:

@@ -214,7 +214,7 @@ def _select_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--selection", required=True, help="CSV: the selected games and their metadata")
     s.add_argument(
         "--captures",
-        choices=("forbidden", "allowed", "required"),
+        choices=S.CAPTURES,
         default=d.captures,
         help="forbidden: draw from --records as qualified (the paper's rules); allowed: from --records (give the "
         "usable ones), every game that qualifies up to the longest length but for captures; required: those with "

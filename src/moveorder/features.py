@@ -29,7 +29,9 @@ Builders:
   :func:`sequence_planes` (one table look-up, channels-last), right before
   the network.
 * :func:`board_history_planes` takes explicit board states (games with
-  captures, for training).
+  captures: the reference for training's batched planes), and
+  :func:`history_stack_planes` many such histories at once (the search
+  with captures, :mod:`moveorder.captures`).
 
 Position codes (``(M, 362)`` uint8, points in Leela Zero order, then the side):
 
@@ -172,21 +174,26 @@ def planes_from_codes(codes: torch.Tensor, dtype: torch.dtype = torch.float32) -
     return flat.view(-1, coords.SIZE, coords.SIZE, PLANES).permute(0, 3, 1, 2)
 
 
+def history_stack_planes(boards: np.ndarray, black_to_move: bool) -> np.ndarray:
+    """Planes from explicit board histories: ``(P, 8, 361)`` boards in Leela Zero order (0 empty, 1
+    black, 2 white), the current one first and empty boards before the game began, all with the same
+    side to move -> ``(P, 18, 19, 19)`` float32."""
+    mine, theirs = (1, 2) if black_to_move else (2, 1)
+    planes = np.zeros((len(boards), PLANES, POINTS), dtype=np.float32)
+    planes[:, :HISTORY] = boards == mine
+    planes[:, HISTORY : 2 * HISTORY] = boards == theirs
+    planes[:, 16 if black_to_move else 17] = 1.0
+    return planes.reshape(len(boards), PLANES, coords.SIZE, coords.SIZE)
+
+
 def board_history_planes(boards: np.ndarray, index: int, black_to_move: bool) -> np.ndarray:
     """Planes for the position after ``index`` moves of a game with captures.
 
     ``boards``: ``(moves + 1, 361)`` int8 board states in top-row-first flat
     order (0 empty, 1 black, 2 white), ``boards[0]`` the empty board.  Returns
-    ``(18, 19, 19)`` float32 in Leela Zero order.
+    ``(18, 19, 19)`` float32 in Leela Zero order (:func:`history_stack_planes`).
     """
-    planes = np.zeros((PLANES, POINTS), dtype=np.float32)
-    mine, theirs = (1, 2) if black_to_move else (2, 1)
-    for h in range(HISTORY):
-        k = index - h
-        if k < 0:
-            break
-        b = boards[k][FLAT_OF_LZ]
-        planes[h] = b == mine
-        planes[HISTORY + h] = b == theirs
-    planes[16 if black_to_move else 17] = 1.0
-    return planes.reshape(PLANES, coords.SIZE, coords.SIZE)
+    stack = np.zeros((1, HISTORY, POINTS), dtype=boards.dtype)
+    for h in range(min(HISTORY, index + 1)):
+        stack[0, h] = boards[index - h][FLAT_OF_LZ]
+    return history_stack_planes(stack, black_to_move)[0]

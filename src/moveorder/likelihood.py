@@ -145,9 +145,7 @@ class PolicyLikelihood:
         probs = self.probs_of_planes(planes_from_codes(padded))[:m]
         self.evaluations -= pad
         if self.legal_only:
-            legal = torch.ones_like(probs, dtype=torch.bool)
-            legal[:, :POINTS] = codes[:, :POINTS] == 0
-            probs = probs / (probs * legal).sum(1, keepdim=True)
+            probs = legal_renormalised(probs, codes[:, :POINTS] == 0)
         return probs
 
     @torch.no_grad()
@@ -167,6 +165,14 @@ class PolicyLikelihood:
         probs = self.probs_at(sequences, rows, flat)
         p = probs.gather(1, sequences[rows, flat][:, None]).squeeze(1)
         return log(p).view(B, -1).cpu()
+
+
+def legal_renormalised(probs: torch.Tensor, empty: torch.Tensor) -> torch.Tensor:
+    """``(M, 362)`` probabilities divided by their mass on the legal moves: the empty points
+    (``empty``, ``(M, 361)`` bool, Leela Zero order) and pass (``legal_only``)."""
+    legal = torch.ones_like(probs, dtype=torch.bool)
+    legal[:, :POINTS] = empty
+    return probs / (probs * legal).sum(1, keepdim=True)
 
 
 def log(p: torch.Tensor) -> torch.Tensor:

@@ -20,6 +20,8 @@ from typing import Dict, Mapping, Optional, Tuple
 NEIGHBOURS = ("swp2", "mov2", "rot3", "mix")
 INITS = ("greedy", "random", "beam")
 METHODS = ("anneal", "beam", "beam+anneal")
+#: selection.captures: which games a set's evaluation games may be (moveorder.arrangements.eligible).
+CAPTURES = ("forbidden", "allowed", "required")
 SCHEDULES = ("geometric", "linear")
 MIX_ORDER = ("swp2", "mov2", "rot3")
 #: The paper's iterations per sequence length; other lengths take the nearest length's.
