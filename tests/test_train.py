@@ -183,3 +183,59 @@ def test_bfloat16_training_repeats_itself(pro2_pool, tmp_path):
     )
     assert c["precision"] == "float32"
     assert (tmp_path / "c/policy.txt.gz").read_bytes() != (tmp_path / "a/policy.txt.gz").read_bytes()
+
+
+def test_pre_trained_weights_start_fine_tuning_where_they_are(pro2_pool):
+    """Leela Zero's files fold each batch norm's shift into its mean; training mode normalises with the
+    batch's mean, so copied naively the shipped network forgets its shifts. start_from re-expresses
+    them: the eval-mode network is the file's, and in training mode it predicts nearly as well."""
+    from moveorder.networks import load_policy
+    from moveorder.train import start_from
+
+    sampler = PositionSampler.from_records(load_records(pro2_pool)[:60])
+    calibrate = sampler.batch(np.random.default_rng(1).integers(0, len(sampler), 512), None)[0]
+    x, t, _ = sampler.batch(np.random.default_rng(2).integers(0, len(sampler), 512), None)
+    source = load_policy("tygem")
+    net = LeelaNet(source.blocks_n, source.filters)
+    start_from(net, "tygem", calibrate)
+    naive = LeelaNet(source.blocks_n, source.filters)
+    naive.load_state_dict(source.state_dict())
+    ce = torch.nn.functional.cross_entropy
+    with torch.no_grad():
+        reference = source.policy_logits(x)
+        assert torch.allclose(net.eval().policy_logits(x), reference, atol=1e-4)
+        eval_loss = ce(reference, t).item()
+        assert eval_loss < 3.0  # a network that has learnt something
+        assert abs(ce(net.train().policy_logits(x), t).item() - eval_loss) < 0.1
+        assert ce(naive.train().policy_logits(x), t).item() > eval_loss + 2  # what the re-expression avoids
+    with pytest.raises(ValueError, match=r"tygem\.txt\.gz: a 4x32 network cannot start the training of a 3x16"):
+        start_from(LeelaNet(3, 16), "tygem", calibrate)
+
+
+def test_fine_tuning_continues_the_pre_trained_network(pro2_pool, tmp_path):
+    """A run with ``init`` starts from that network: a few steps at a tiny learning rate keep its
+    held-out accuracy, which random weights are far from; its checkpoint cannot be resumed by a run
+    with another ``init``."""
+    from moveorder import shipped
+
+    tune = TrainConfig(
+        blocks=4, filters=32, steps=2, batch_size=16, lr=1e-7, warmup_steps=0, seed=5, heldout_positions=2000,
+        threads=1, value_head=False, init="tygem",
+    )  # fmt: skip
+    tuned = train(pro2_pool, tmp_path / "tuned", tune, device="cpu", progress=False)
+    assert tuned["config"]["init"] == "tygem"
+    before = heldout_table({"tygem": shipped.weights("tygem")}, {"pool": pro2_pool}, tune.heldout_fraction, 5, 2000)
+    assert before.iloc[0]["top1_accuracy"] > 0.3
+    assert tuned["top1_accuracy"] == pytest.approx(before.iloc[0]["top1_accuracy"], abs=0.01)
+    scratch = train(
+        pro2_pool, tmp_path / "scratch", TrainConfig(**{**tune.__dict__, "init": ""}), device="cpu", progress=False
+    )
+    assert scratch["top1_accuracy"] < 0.05
+    with pytest.raises(ValueError, match="checkpoint was made with another configuration"):
+        train(
+            pro2_pool,
+            tmp_path / "tuned",
+            TrainConfig(**{**tune.__dict__, "init": "other"}),
+            device="cpu",
+            progress=False,
+        )

@@ -182,6 +182,16 @@ def test_tygem_is_an_evaluation_set_and_a_training_source(tmp_path):
     assert all(("--rules japanese --komi 6.5" in c) == ("/tygem/" in c) for c in scores)
 
 
+def test_per_level_networks_can_start_from_the_shipped_one(tmp_path):
+    """training.init: each level's network is fine-tuned from the shipped Tygem network (issue 24)."""
+    cmds = planned_with(tmp_path, training={"sets": ["pro"], "blocks": 4, "filters": 32, "init": "tygem"})
+    trains = [c for c in cmds if c.startswith("moveorder train-policy")]
+    assert len(trains) == 1 and "--init tygem " in trains[0] and "--blocks 4 --filters 32" in trains[0]
+    (tmp_path / "plain").mkdir()
+    cmds = planned_with(tmp_path / "plain")
+    assert all("--init" not in c for c in cmds if c.startswith("moveorder train-policy"))
+
+
 def test_method_is_in_config_run_names_and_sweeps(tmp_path):
     """inference.method, beam_width and beam_future reach infer-set, name the run's folder, and are sweep axes."""
     cmds = planned_with(

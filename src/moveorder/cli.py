@@ -305,6 +305,12 @@ def _train_policy_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--seed", type=int, default=d.seed, help="seed of the split, the batches and the weights")
     s.add_argument("--threads", type=_int_at_least(0), default=d.threads, help="torch CPU threads; 0: torch's default")
     s.add_argument(
+        "--init",
+        default=d.init,
+        help="start from this network's weights instead of random ones (pre-training, then fine-tuning on "
+        "the pool): a shipped name (tygem), Leela Zero weights or a model.pt, of the same blocks and filters",
+    )
+    s.add_argument(
         "--device",
         default=None,
         help="cpu, cuda, cuda:1, ...; default: a GPU if torch sees one (a CUDA device torch cannot see is refused)",

@@ -176,6 +176,9 @@ class TrainConfig:
     checkpoint_every: int = 500
     seed: int = 0
     threads: int = 0  # 0: torch's default
+    # Pre-training: the network whose weights training starts from (a shipped name such as tygem, Leela
+    # Zero weights or a model.pt; same blocks and filters), then fine-tuned on the pool; "": random weights.
+    init: str = ""
 
 
 # --- KataGo ----------------------------------------------------------------------------------------

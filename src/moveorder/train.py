@@ -13,6 +13,9 @@ and, with the value head on, the value target is the game's result from the
 side to move (games with no result train the policy only).  Loss =
 cross-entropy + ``value_weight`` x MSE.  The learning rate warms up linearly
 and decays along a cosine over the configured steps (:func:`lr_factor`).
+With ``init``, training starts from another network's weights instead of
+random ones (:func:`start_from`): pre-trained on Tygem 9d, fine-tuned on a
+level's own pool.
 
 Checkpoints (model, optimiser, step, RNG states) are written every
 ``checkpoint_every`` steps and at the end; a rerun resumes from the last
@@ -48,10 +51,10 @@ from torch import nn
 from tqdm import tqdm
 
 from . import board as goboard
-from . import coords, devices
+from . import coords, devices, shipped
 from .coords import POINTS
 from .features import FLAT_OF_LZ, HISTORY, PLANES
-from .networks import SYMMETRY_MAPS, LeelaNet, export_leela, parameter_count, save_checkpoint
+from .networks import SYMMETRY_MAPS, LeelaNet, export_leela, load_policy, parameter_count, save_checkpoint
 from .records import Record, load_records
 from .settings import LR_SCHEDULES, TRAIN_PRECISIONS, TrainConfig
 
@@ -301,6 +304,41 @@ def resume(
     return state["step"]
 
 
+def start_from(net: LeelaNet, network: str, planes: torch.Tensor) -> None:
+    """Copy the weights of ``network`` (a shipped name, Leela Zero weights or a model.pt) into ``net``.
+
+    Leela Zero's files fold each batch norm's learned shift into its mean, which training mode
+    would throw away (it normalises with the batch's own mean).  So each batch norm is
+    re-expressed around the mean its convolution actually has on ``planes`` (positions of the
+    pool): mean := the observed mean m, shift := (m - file mean) / std.  The network in eval mode
+    computes exactly what the file does, and in training mode it starts near it.  A network of
+    another shape is refused, naming it.
+    """
+    start = load_policy(network)
+    if (start.blocks_n, start.filters) != (net.blocks_n, net.filters):
+        raise ValueError(
+            f"{shipped.resolve(network)}: a {start.blocks_n}x{start.filters} network cannot start the training of a "
+            f"{net.blocks_n}x{net.filters} one (set blocks and filters to its shape)"
+        )
+    layers = [*start.conv_layers(), start.policy_conv, start.value_conv]
+    means = {}
+    hooks = [
+        layer.conv.register_forward_hook(lambda m, i, o, k=k: means.__setitem__(k, o.double().mean((0, 2, 3))))
+        for k, layer in enumerate(layers)
+    ]
+    with torch.no_grad():
+        start(planes)
+        for hook in hooks:
+            hook.remove()
+        for k, layer in enumerate(layers):
+            bn = layer.bn
+            std = torch.sqrt(bn.running_var.double() + bn.eps)
+            shift = bn.bias.double() + (means[k] - bn.running_mean.double()) / std
+            bn.bias.copy_(shift.float())
+            bn.running_mean.copy_(means[k].float())
+    net.load_state_dict(start.state_dict())
+
+
 def symmetry_array(x: np.ndarray, s: int) -> np.ndarray:
     """:func:`moveorder.networks.symmetry_planes` for numpy arrays (a view)."""
     if s & 4:
@@ -420,6 +458,10 @@ def train(
     if ckpt.exists():
         step = resume(ckpt, cfg, net, opt, sched, rng, dev)
         log.info("resuming from %s at step %d", ckpt, step)
+    elif cfg.init:
+        sample = np.random.default_rng([cfg.seed, 5]).integers(0, len(train_s), 1024)
+        start_from(net, cfg.init, train_s.batch(sample, None)[0])
+        log.info("starting from the weights of %s", cfg.init)
 
     def save(rng_state: dict):
         tmp = ckpt.with_suffix(".tmp")

@@ -2,6 +2,7 @@
 # Rules run `moveorder VERB`: from the activated venv (README) or a rule's conda env.
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit

@@ -17,9 +17,17 @@ rule download_network:
         "{params.mirror} --quiet > {log:q} 2>&1"
 
 
+def init_network_file():
+    """The file of training.init (a shipped name: the package's file), so that the networks it starts
+    are retrained when it changes."""
+    init = config["training"]["init"]
+    return [str(mo_shipped.resolve(init))] if init else []
+
+
 rule train_policy:
     input:
-        "data/pool/{dataset}.jsonl",
+        pool="data/pool/{dataset}.jsonl",
+        init=init_network_file(),
     output:
         model="results/networks/trained-{dataset}/model.pt",
         weights="results/networks/trained-{dataset}/policy.txt.gz",
@@ -32,6 +40,7 @@ rule train_policy:
             for k in ("value_head", "symmetries")
         ),
         seed=config["seed"],
+        init=f"--init {shlex.quote(config['training']['init'])}" if config["training"]["init"] else "",
     threads: config["threads"]["train"]
     resources:
         runtime=config["training"]["runtime_minutes"],
@@ -41,11 +50,11 @@ rule train_policy:
     log:
         "logs/networks/train-{dataset}.log",
     shell:
-        "moveorder train-policy --pool {input:q} --out-dir {params.out_dir:q} "
+        "moveorder train-policy --pool {input.pool:q} --out-dir {params.out_dir:q} "
         "--blocks {params.t[blocks]} --filters {params.t[filters]} --steps {params.t[steps]} "
         "--batch-size {params.t[batch_size]} --lr {params.t[lr]} --warmup-steps {params.t[warmup_steps]} "
         "--lr-schedule {params.t[lr_schedule]} --precision {params.t[precision]} {params.flags} "
-        "--heldout-fraction {params.t[heldout_fraction]} --seed {params.seed} "
+        "--heldout-fraction {params.t[heldout_fraction]} --seed {params.seed} {params.init} "
         "--threads {threads} --quiet > {log:q} 2>&1"
 
 
@@ -72,6 +81,7 @@ rule cross_level:
         ),
         fraction=config["training"]["heldout_fraction"],
         seed=config["seed"],
+        init=f"--init {shlex.quote(config['training']['init'])}" if config["training"]["init"] else "",
     threads: config["threads"]["train"]
     resources:
         mem_mb=8000,
