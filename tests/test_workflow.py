@@ -126,7 +126,8 @@ def test_own_level_infers_each_set_with_its_own_network(tmp_path):
     assert ("pro", "20m.jsonl", "trained-kgs") in main and ("kgs", "20m.jsonl", "trained-pro") in main
     assert ("pro", "40m.jsonl", "trained-kgs") not in main and ("kgs", "40m.jsonl", "trained-pro") not in main
     cross = [c for c in cmds if c.startswith("moveorder cross-level")]
-    assert len(cross) == 1 and cross[0].count("--network ") == 2 and cross[0].count("--inferred ") == 4
+    assert len(cross) == 1 and cross[0].count("--network ") == 3 and cross[0].count("--inferred ") == 4
+    assert "--network tygem tygem" in cross[0]  # the shipped network, a row beside the trained ones
     report = next(c for c in cmds if c.startswith("moveorder report"))
     assert "--set-network pro=trained-pro kgs=trained-kgs" in report and "--cross-level" in report
 

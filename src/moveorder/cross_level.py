@@ -108,8 +108,8 @@ def markdown(heldout: pd.DataFrame, inference: pd.DataFrame) -> str:
     out = [
         "## Networks across levels",
         "",
-        "Each trained network on each set's held-out games (never evaluation games): top-1 accuracy "
-        "and mean log-likelihood of the move played.",
+        "Each network (trained-SET: trained on SET's pool; a shipped name: the package's) on each set's "
+        "held-out games (never evaluation games): top-1 accuracy and mean log-likelihood of the move played.",
         "",
     ]
     if len(heldout):

@@ -58,7 +58,7 @@ rule train_policy:
         "--threads {threads} --quiet > {log:q} 2>&1"
 
 
-# Each trained network on each set's held-out games (the same split as training's), and, at
+# Each trained network (and the shipped one) on each set's held-out games (the same split as training's), and, at
 # training.cross_lengths, each set inferred with each trained network: its own level's and the others'.
 rule cross_level:
     input:
@@ -74,7 +74,11 @@ rule cross_level:
         inference="results/networks/cross_level_inference.csv",
         markdown="results/networks/cross_level.md",
     params:
-        networks=" ".join(f"--network trained-{t} results/networks/trained-{t}/model.pt" for t in TRAINED_SETS),
+        # ... and the network shipped with the package, beside them (issue 24).
+        networks=" ".join(
+            [f"--network trained-{t} results/networks/trained-{t}/model.pt" for t in TRAINED_SETS]
+            + [f"--network {mo_settings.SHIPPED_NETWORK} {mo_settings.SHIPPED_NETWORK}"]
+        ),
         heldout=" ".join(f"--heldout {s} data/pool/{s}.jsonl" for s in CROSS_SETS),
         inferred=" ".join(
             f"--inferred {s} {n} {net} {run_path(run, s, n, '.csv')}" for s, n, net, run in cross_level_runs()
