@@ -308,7 +308,8 @@ def _train_policy_options(s: argparse.ArgumentParser) -> None:
         "--init",
         default=d.init,
         help="start from this network's weights instead of random ones (pre-training, then fine-tuning on "
-        "the pool): a shipped name (tygem), Leela Zero weights or a model.pt, of the same blocks and filters",
+        "the pool): a shipped name (tygem), Leela Zero weights or a model.pt, of the same blocks and filters; "
+        "default: none (random weights)",
     )
     s.add_argument(
         "--device",

@@ -241,3 +241,10 @@ SWEEPS = {s["name"]: s for s in (load_sweep(p) for p in config.get("sweeps", [])
 
 def sweep_targets():
     return [f"results/sweeps/{name}/summary.csv" for name in SWEEPS]
+
+
+def init_network_file():
+    """The file of training.init (a shipped name: the package's file), so that the networks it starts
+    are retrained when it changes."""
+    init = config["training"]["init"]
+    return [str(mo_shipped.resolve(init))] if init else []

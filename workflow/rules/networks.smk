@@ -17,13 +17,6 @@ rule download_network:
         "{params.mirror} --quiet > {log:q} 2>&1"
 
 
-def init_network_file():
-    """The file of training.init (a shipped name: the package's file), so that the networks it starts
-    are retrained when it changes."""
-    init = config["training"]["init"]
-    return [str(mo_shipped.resolve(init))] if init else []
-
-
 rule train_policy:
     input:
         pool="data/pool/{dataset}.jsonl",
