@@ -51,8 +51,9 @@ rule train_policy:
         "--threads {threads} --quiet > {log:q} 2>&1"
 
 
-# Each trained network (and the shipped one) on each set's held-out games (the same split as training's), and, at
-# training.cross_lengths, each set inferred with each trained network: its own level's and the others'.
+# Each trained network (and the shipped one) on each set's held-out games (the same split as
+# training's), and, at training.cross_lengths, each set inferred with each trained network: its own
+# level's and the others'.
 rule cross_level:
     input:
         models=expand("results/networks/trained-{dataset}/model.pt", dataset=TRAINED_SETS),
@@ -78,7 +79,6 @@ rule cross_level:
         ),
         fraction=config["training"]["heldout_fraction"],
         seed=config["seed"],
-        init=f"--init {shlex.quote(config['training']['init'])}" if config["training"]["init"] else "",
     threads: config["threads"]["train"]
     resources:
         mem_mb=8000,
