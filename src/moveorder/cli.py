@@ -255,7 +255,12 @@ def cmd_select(a: argparse.Namespace) -> int:
 
 def _train_policy_options(s: argparse.ArgumentParser) -> None:
     d = S.TrainConfig()
-    s.add_argument("--pool", required=True, help="JSONL records (the data stage's training pool)")
+    s.add_argument(
+        "--pool",
+        required=True,
+        help="JSONL records (the data stage's training pool), or the same packed by pack-pool (.npz: batches "
+        "made on the device, for a GPU)",
+    )
     s.add_argument("--out-dir", required=True, help="writes model.pt, policy.txt.gz, metrics.json")
     s.add_argument("--blocks", type=_int_at_least(1), default=d.blocks, help="residual blocks")
     s.add_argument("--filters", type=_int_at_least(1), default=d.filters, help="filters per convolution")
@@ -324,6 +329,37 @@ def cmd_train_policy(a: argparse.Namespace) -> int:
     from .train import train
 
     train(Path(a.pool), Path(a.out_dir), _config_from(S.TrainConfig, a), device=a.device, progress=_progress(a))
+    return 0
+
+
+def _pack_pool_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--pool", required=True, help="JSONL records (the data stage's training pool)")
+    s.add_argument("--out", required=True, help="the packed pool (.npz), for train-policy --pool")
+    s.add_argument(
+        "--processes", type=_int_at_least(1), default=1, help="replay the games in this many processes (default: 1)"
+    )
+    _quiet_option(s)
+
+
+@verb(
+    "pack-pool",
+    "pack a training pool for a GPU: each game's moves and when each stone was captured",
+    _pack_pool_options,
+)
+def cmd_pack_pool(a: argparse.Namespace) -> int:
+    from .packed import pack_pool
+    from .records import load_records
+
+    out = Path(a.out)
+    if out.suffix != ".npz":
+        raise ValueError(f"{out}: a packed pool is an .npz file")
+    records = load_records(Path(a.pool))
+    try:
+        packed = pack_pool(records, a.processes)
+    except ValueError as err:
+        raise ValueError(f"{a.pool}: {err}; nothing written") from err
+    packed.save(out)
+    log.info("%s: %d games, %d positions packed into %s", a.pool, len(packed), len(packed.points), out)
     return 0
 
 

@@ -356,20 +356,47 @@ def _game_hash(record_id: str, seed: int) -> float:
     return int.from_bytes(digest[:8], "little") / 2**64
 
 
-def split_games(records: List[Record], fraction: float, seed: int) -> Tuple[List[Record], List[Record]]:
-    """Train and held-out games: a game is held out when its id hashes (with ``seed``) below ``fraction``.
+def heldout_games(ids: List[str], fraction: float, seed: int) -> set:
+    """The positions in ``ids`` of the held-out games: those whose id hashes (with ``seed``) below ``fraction``.
 
     Whether a game is held out depends only on the game and the seed, so a
     pool and any part of it (e.g. its qualified games) hold out the same
     games.  At least one game lands on each side (in a pool of two or more).
     """
-    keys = [_game_hash(r.id, seed) for r in records]
+    keys = [_game_hash(i, seed) for i in ids]
     held = {i for i, k in enumerate(keys) if k < fraction}
-    if not held and records:  # a tiny pool: its lowest hash
-        held = {min(range(len(records)), key=keys.__getitem__)}
-    if len(held) == len(records) > 1:
-        held.discard(max(range(len(records)), key=keys.__getitem__))
+    if not held and ids:  # a tiny pool: its lowest hash
+        held = {min(range(len(ids)), key=keys.__getitem__)}
+    if len(held) == len(ids) > 1:
+        held.discard(max(range(len(ids)), key=keys.__getitem__))
+    return held
+
+
+def split_games(records: List[Record], fraction: float, seed: int) -> Tuple[List[Record], List[Record]]:
+    """Train and held-out games (:func:`heldout_games`), each in the pool's order."""
+    held = heldout_games([r.id for r in records], fraction, seed)
     return ([r for i, r in enumerate(records) if i not in held], [r for i, r in enumerate(records) if i in held])
+
+
+def samplers(pool: Path, fraction: float, seed: int, dev: torch.device) -> Tuple[object, object]:
+    """The train and held-out samplers of a pool: a JSONL pool replayed into :class:`PositionSampler`
+    (batches made on the host), a packed one (``.npz``, :mod:`moveorder.packed`) into
+    :class:`moveorder.packed.PackedSampler` (batches made on ``dev``).  The same games and
+    positions either way."""
+    if Path(pool).suffix == ".npz":
+        from .packed import PackedPool, PackedSampler
+
+        packed = PackedPool.load(pool)
+        if len(packed) < 2:
+            raise ValueError(f"{pool}: {len(packed)} games in the training pool, need at least 2")
+        held = heldout_games(list(packed.ids), fraction, seed)
+        train_idx = [i for i in range(len(packed)) if i not in held]
+        return PackedSampler(packed, train_idx, dev), PackedSampler(packed, sorted(held), dev)
+    records = load_records(pool)
+    if len(records) < 2:
+        raise ValueError(f"{pool}: {len(records)} games in the training pool, need at least 2")
+    train_recs, held_recs = split_games(records, fraction, seed)
+    return PositionSampler.from_records(train_recs), PositionSampler.from_records(held_recs)
 
 
 @torch.no_grad()
@@ -428,20 +455,15 @@ def train(
     if dev.type == "cuda":  # cuBLAS is deterministic only with a fixed workspace (read when it starts)
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.manual_seed(cfg.seed)
-    records = load_records(pool)
-    if len(records) < 2:
-        raise ValueError(f"{pool}: {len(records)} games in the training pool, need at least 2")
-    train_recs, held_recs = split_games(records, cfg.heldout_fraction, cfg.seed)
     t0 = time.perf_counter()
-    train_s = PositionSampler.from_records(train_recs)
-    held_s = PositionSampler.from_records(held_recs)
+    train_s, held_s = samplers(pool, cfg.heldout_fraction, cfg.seed, dev)
     seconds = {"replay": time.perf_counter() - t0, "data": 0.0, "compute": 0.0}
     log.info(
-        "%s: %d train games (%d positions), %d held-out games (%d positions), replayed in %.1f s",
+        "%s: %d train games (%d positions), %d held-out games (%d positions), read in %.1f s",
         pool,
-        len(train_recs),
+        train_s.games,
         len(train_s),
-        len(held_recs),
+        held_s.games,
         len(held_s),
         seconds["replay"],
     )
@@ -460,7 +482,7 @@ def train(
         log.info("resuming from %s at step %d", ckpt, step)
     elif cfg.init:
         sample = np.random.default_rng([cfg.seed, 5]).integers(0, len(train_s), 1024)
-        start_from(net, cfg.init, train_s.batch(sample, None)[0])
+        start_from(net, cfg.init, train_s.batch(sample, None)[0].cpu())
         log.info("starting from the weights of %s", cfg.init)
 
     def save(rng_state: dict):
@@ -482,7 +504,8 @@ def train(
 
     gpu = dev.type == "cuda"
     batches = training_batches(train_s, rng, cfg.batch_size, cfg.symmetries)
-    if gpu:  # made ahead on a thread; on a CPU that thread would take the cores the step uses
+    on_host = not hasattr(train_s, "device")  # a packed pool's batches are made on the device itself
+    if gpu and on_host:  # made ahead on a thread; on a CPU that thread would take the cores the step uses
         batches = Prefetch(batches, depth=2, pin=True)
     ce = nn.CrossEntropyLoss()
     net.train()
@@ -526,7 +549,7 @@ def train(
             devices.synchronize(dev)
             seconds["compute"] += time.perf_counter() - t_wait
     finally:
-        if gpu:
+        if gpu and on_host:
             batches.close()
     bar.close()
     elapsed = seconds["data"] + seconds["compute"]
@@ -536,8 +559,8 @@ def train(
     metrics.update(
         {
             "pool": str(pool),
-            "train_games": len(train_recs),
-            "heldout_games": len(held_recs),
+            "train_games": train_s.games,
+            "heldout_games": held_s.games,
             "train_positions": len(train_s),
             "heldout_positions_available": len(held_s),
             "steps": cfg.steps,

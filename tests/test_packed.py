@@ -1,0 +1,100 @@
+"""A packed pool: the same positions, planes, targets and trained network as its JSONL pool."""
+
+import numpy as np
+import pytest
+import torch
+
+from helpers import capture_at_30, filler_moves, handicap_sgf, make_sgf
+from moveorder.cli import main
+from moveorder.packed import NEVER, PackedPool, PackedSampler, game_moves, pack_pool, pack_records
+from moveorder.records import load_records, read_sgf
+from moveorder.settings import TrainConfig
+from moveorder.train import PositionSampler, train
+
+
+def _from_empty(path):
+    return [r for r in load_records(path) if r.first_player == "B" and not any(r.start_points())]
+
+
+def test_capture_numbers_follow_the_board():
+    rec = read_sgf(make_sgf(capture_at_30()).encode(), "c.sgf")
+    points, captured = game_moves(rec)
+    taken = np.flatnonzero(captured != NEVER)
+    assert len(taken) == 1  # one white stone, taken by move 31 (number 30)
+    assert captured[taken[0]] == 30 and taken[0] % 2 == 1 and len(points) > 31
+
+
+def test_packed_batches_equal_the_replayed_ones(pro2_usable):
+    """Real games with captures and passes: every position's planes, target and value are the
+    bit-packed sampler's, with and without symmetries (the same draws)."""
+    records = _from_empty(pro2_usable)[:40]
+    records.append(read_sgf(make_sgf(filler_moves(12)[:6] + [""] + filler_moves(12)[6:]).encode(), "pass.sgf"))
+    reference = PositionSampler.from_records(records)
+    assert any(c != NEVER for c in pack_records(records).captured)
+    packed = PackedSampler(pack_records(records), range(len(records)))
+    assert len(packed) == len(reference) and packed.games == reference.games
+    rows = np.random.default_rng(0).permutation(len(reference))[:3000]
+    for rng in (None, 7):
+        x0, t0, z0 = reference.batch(rows, None if rng is None else np.random.default_rng(rng))
+        x1, t1, z1 = packed.batch(rows, None if rng is None else np.random.default_rng(rng))
+        assert torch.equal(x0, x1) and torch.equal(t0, t1) and torch.equal(z0, z1)
+
+
+def test_a_subset_of_games_numbers_its_positions_in_order(pro2_usable):
+    records = _from_empty(pro2_usable)[:10]
+    pool = pack_records(records)
+    some = [7, 2, 5]
+    reference = PositionSampler.from_records([records[i] for i in some])
+    packed = PackedSampler(pool, some)
+    rows = np.arange(len(reference))
+    assert len(packed) == len(reference)
+    assert torch.equal(packed.batch(rows, None)[0], reference.batch(rows, None)[0])
+
+
+def test_the_file_round_trips_and_parallel_packing_changes_nothing(pro2_usable, tmp_path):
+    records = _from_empty(pro2_usable)[:30]
+    one, two = pack_records(records), pack_pool(records, processes=2)
+    one.save(tmp_path / "p.npz")
+    back = PackedPool.load(tmp_path / "p.npz")
+    for k in ("ids", "offsets", "points", "captured", "winner"):
+        assert np.array_equal(getattr(back, k), getattr(one, k)) and np.array_equal(getattr(two, k), getattr(one, k))
+
+
+def test_training_on_the_packed_pool_makes_the_same_network(pro2_pool, tmp_path):
+    records = _from_empty(pro2_pool)
+    jsonl = tmp_path / "pool.jsonl"
+    jsonl.write_text("".join(r.to_json() + "\n" for r in records))
+    assert main(["pack-pool", "--pool", str(jsonl), "--out", str(tmp_path / "pool.npz"), "--quiet"]) == 0
+    cfg = TrainConfig(blocks=1, filters=8, steps=4, batch_size=32, heldout_positions=500, seed=3, threads=1)
+    a = train(jsonl, tmp_path / "a", cfg, device="cpu", progress=False)
+    b = train(tmp_path / "pool.npz", tmp_path / "b", cfg, device="cpu", progress=False)
+    for k in ("train_games", "heldout_games", "train_positions", "top1_accuracy", "mean_log_likelihood"):
+        assert a[k] == b[k], k
+    wa = torch.load(tmp_path / "a" / "model.pt", weights_only=False)["model"]
+    wb = torch.load(tmp_path / "b" / "model.pt", weights_only=False)["model"]
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def test_what_cannot_be_packed_is_refused(tmp_path):
+    ha = read_sgf(handicap_sgf([m for m in filler_moves(10) if m not in ("dp", "pd")]).encode(), "ha.sgf")
+    with pytest.raises(ValueError, match="setup stones"):
+        game_moves(ha)
+    (tmp_path / "x.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="x.npz: not a packed pool"):
+        PackedPool.load(tmp_path / "x.npz")
+    np.savez(tmp_path / "y.npz", ids=np.array(["a"]))
+    with pytest.raises(ValueError, match="y.npz: not a packed pool .no offsets"):
+        PackedPool.load(tmp_path / "y.npz")
+    pool = tmp_path / "ha.jsonl"
+    pool.write_text(ha.to_json() + "\n")
+    assert main(["pack-pool", "--pool", str(pool), "--out", str(tmp_path / "ha.npz"), "--quiet"]) == 2
+    assert not (tmp_path / "ha.npz").exists()
+
+
+def test_pack_pool_names_the_file_and_game_it_refuses(tmp_path, caplog):
+    ha = read_sgf(handicap_sgf([m for m in filler_moves(10) if m not in ("dp", "pd")]).encode(), "ha.sgf")
+    pool = tmp_path / "ha.jsonl"
+    pool.write_text(ha.to_json() + "\n")
+    assert main(["pack-pool", "--pool", str(pool), "--out", str(tmp_path / "ha.npz"), "--quiet"]) == 2
+    assert f"{pool}: game {ha.id}: setup stones" in caplog.text and "nothing written" in caplog.text
+    assert not (tmp_path / "ha.npz").exists()
