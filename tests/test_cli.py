@@ -15,6 +15,7 @@ VERBS = [
     "filter",
     "select",
     "train-policy",
+    "pack-pool",
     "cross-level",
     "policy",
     "infer-set",

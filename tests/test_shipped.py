@@ -9,23 +9,30 @@ from sgfmill import sgf
 
 from moveorder import settings, shipped
 from moveorder.networks import load_policy
+from test_networks import POSITIONS, assert_matches_leelaz
 
 OPENING = "pd dp qp dd fq cn qf nc pj jp".split()
 NAME = settings.SHIPPED_NETWORK
 
 
-def test_the_default_network_is_shipped_small_and_documented():
-    assert NAME in shipped.names()
-    path = shipped.weights(NAME)
+def test_the_default_network_is_shipped():
+    """The one-position tool's default is one of the shipped networks (each checked below)."""
+    assert NAME in shipped.names() and "tygem-6x128" in shipped.names()
+
+
+@pytest.mark.parametrize("name", shipped.names())
+def test_every_shipped_network_is_documented_and_read_as_leela_zero_reads_it(name):
+    """Each file is at most 10 MB, described by its own JSON, and gives Leela Zero's own policy (leelaz)."""
+    path = shipped.weights(name)
     assert path.stat().st_size <= 10 * 1024 * 1024
-    info = shipped.info(NAME)
-    # The metrics and the recipe describe this very file, not an earlier one.
-    assert info["weights_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
-    net = load_policy(NAME)
+    info = shipped.info(name)
+    assert info["name"] == name and info["weights_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    net = load_policy(name)
     assert (net.blocks_n, net.filters) == (info["config"]["blocks"], info["config"]["filters"])
     assert {"command", "commit", "config", "heldout"} <= set(info)
-    for level in ("pro", "kgs", "tygem"):
-        assert 0 < info["heldout"][level]["top1_accuracy"] < 1
+    assert all(0 < info["heldout"][level]["top1_accuracy"] < 1 for level in ("pro", "kgs", "tygem"))
+    checked, _ = assert_matches_leelaz(net, path, POSITIONS[::6])
+    assert checked > 4 * 330
 
 
 def test_a_name_that_is_not_shipped_is_refused_with_the_names():

@@ -193,6 +193,18 @@ def test_per_level_networks_can_start_from_the_shipped_one(tmp_path):
     assert all("--init" not in c for c in cmds if c.startswith("moveorder train-policy"))
 
 
+def test_the_gpu_tygem_config_trains_from_the_packed_pool(tmp_path):
+    """config/tygem-gpu.yaml (the shipped tygem-6x128): pack_pool, then train-policy on its .npz."""
+    cmds = planned_commands(
+        tmp_path, "--configfile", str(REPO / "config/tygem-gpu.yaml"), "--config", f"mirror={MIRROR}"
+    )
+    packs = [c for c in cmds if c.startswith("moveorder pack-pool")]
+    assert packs == [next(c for c in packs if "--pool data/pool/tygem.jsonl --out data/pool/tygem.npz" in c)]
+    trains = [c for c in cmds if c.startswith("moveorder train-policy")]
+    assert len(trains) == 1 and "--pool data/pool/tygem.npz" in trains[0]
+    assert "--blocks 6 --filters 128 --steps 14000 --batch-size 1024 --lr 0.002 --warmup-steps 300" in trains[0]
+
+
 def test_method_is_in_config_run_names_and_sweeps(tmp_path):
     """inference.method, beam_width and beam_future reach infer-set, name the run's folder, and are sweep axes."""
     cmds = planned_with(

@@ -13,8 +13,9 @@ records: download, unpack,      download, archives, records, board       workflo
 qualify                         tygem                                                            filter
 arrangements: evaluation games  arrangements                             workflow/rules/data.smk select
 clipped to n moves; the pool
-likelihood: our networks and    networks, features, train, likelihood,   networks.smk            train-policy,
-P(move | position)              cross_level, shipped                                             cross-level, policy
+likelihood: our networks and    networks, features, train, packed,       networks.smk            train-policy,
+P(move | position)              likelihood, cross_level, shipped                                 pack-pool, cross-level,
+                                                                                                 policy
 search: the order of play       annealing, beam, inference               inference.smk           infer-set, infer
 KataGo scoring                  katago_install, katago, loss, scoring    scoring.smk             install-katago, score
 figures and tables              metrics, plots, report, sweeps           figures.smk, sweeps.smk report, sweep-summary

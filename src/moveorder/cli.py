@@ -347,19 +347,9 @@ def _pack_pool_options(s: argparse.ArgumentParser) -> None:
     _pack_pool_options,
 )
 def cmd_pack_pool(a: argparse.Namespace) -> int:
-    from .packed import pack_pool
-    from .records import load_records
+    from .packed import pack_file
 
-    out = Path(a.out)
-    if out.suffix != ".npz":
-        raise ValueError(f"{out}: a packed pool is an .npz file")
-    records = load_records(Path(a.pool))
-    try:
-        packed = pack_pool(records, a.processes)
-    except ValueError as err:
-        raise ValueError(f"{a.pool}: {err}; nothing written") from err
-    packed.save(out)
-    log.info("%s: %d games, %d positions packed into %s", a.pool, len(packed), len(packed.points), out)
+    pack_file(Path(a.pool), Path(a.out), a.processes)
     return 0
 
 

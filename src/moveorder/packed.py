@@ -42,7 +42,7 @@ from . import coords
 from .coords import PASS_INDEX, POINTS
 from .features import HISTORY, PLANES
 from .networks import SYMMETRY_MAPS, symmetry_planes
-from .records import Record
+from .records import Record, load_records
 
 log = logging.getLogger(__name__)
 
@@ -155,10 +155,6 @@ def pack_records(records: Iterable[Record]) -> PackedPool:
     )
 
 
-def _pack_chunk(records: Sequence[Record]) -> PackedPool:
-    return pack_records(records)
-
-
 def pack_pool(records: Sequence[Record], processes: int = 1) -> PackedPool:
     """:func:`pack_records`, the replay spread over ``processes`` (the same file for any number)."""
     if processes <= 1 or len(records) < 2 * processes:
@@ -168,8 +164,23 @@ def pack_pool(records: Sequence[Record], processes: int = 1) -> PackedPool:
     step = -(-len(records) // processes)
     chunks = [records[k : k + step] for k in range(0, len(records), step)]
     with multiprocessing.get_context("fork").Pool(processes) as workers:
-        parts = workers.map(_pack_chunk, chunks)
+        parts = workers.map(pack_records, chunks)
     return concatenate(parts)
+
+
+def pack_file(pool: Path, out: Path, processes: int = 1) -> PackedPool:
+    """``moveorder pack-pool``: the JSONL pool ``pool`` packed into ``out`` (.npz).  A record that
+    cannot be packed is refused, naming the pool and the game, and nothing is written."""
+    if Path(out).suffix != ".npz":
+        raise ValueError(f"{out}: a packed pool is an .npz file")
+    records = load_records(pool)
+    try:
+        packed = pack_pool(records, processes)
+    except ValueError as err:
+        raise ValueError(f"{pool}: {err}; nothing written") from err
+    packed.save(out)
+    log.info("%s: %d games, %d positions packed into %s", pool, len(packed), len(packed.points), out)
+    return packed
 
 
 def concatenate(parts: Sequence[PackedPool]) -> PackedPool:

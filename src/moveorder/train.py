@@ -10,7 +10,10 @@ game is a sample (the planes of :func:`moveorder.features.board_history_planes`,
 built for a whole batch at once by :class:`PositionSampler`; optionally one
 of the 8 symmetries drawn per sample), the policy target is the move played
 and, with the value head on, the value target is the game's result from the
-side to move (games with no result train the policy only).  Loss =
+side to move (games with no result train the policy only).  A pool packed by
+``moveorder pack-pool`` (``.npz``, :mod:`moveorder.packed`) gives the same
+positions, planes and network, its batches made on the training device
+(:func:`samplers`).  Loss =
 cross-entropy + ``value_weight`` x MSE.  The learning rate warms up linearly
 and decays along a cosine over the configured steps (:func:`lr_factor`).
 With ``init``, training starts from another network's weights instead of

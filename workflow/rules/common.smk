@@ -243,6 +243,13 @@ def sweep_targets():
     return [f"results/sweeps/{name}/summary.csv" for name in SWEEPS]
 
 
+def training_pool(wildcards):
+    """The pool train_policy reads: the data stage's JSONL, or (training.packed) the same packed for a
+    GPU by pack_pool, whose batches are made on the device."""
+    suffix = ".npz" if config["training"]["packed"] else ".jsonl"
+    return f"data/pool/{wildcards.dataset}{suffix}"
+
+
 def init_network_file():
     """The file of training.init (a shipped name: the package's file), so that the networks it starts
     are retrained when it changes."""

@@ -17,9 +17,24 @@ rule download_network:
         "{params.mirror} --quiet > {log:q} 2>&1"
 
 
+# A pool packed for a GPU (training.packed): each game's moves and when each stone was captured.
+rule pack_pool:
+    input:
+        "data/pool/{dataset}.jsonl",
+    output:
+        "data/pool/{dataset}.npz",
+    threads: config["threads"]["train"]
+    conda:
+        "../../envs/moveorder.yaml"
+    log:
+        "logs/networks/pack-{dataset}.log",
+    shell:
+        "moveorder pack-pool --pool {input:q} --out {output:q} --processes {threads} --quiet > {log:q} 2>&1"
+
+
 rule train_policy:
     input:
-        pool="data/pool/{dataset}.jsonl",
+        pool=training_pool,
         init=init_network_file(),
     output:
         model="results/networks/trained-{dataset}/model.pt",
