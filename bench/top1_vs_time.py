@@ -7,7 +7,7 @@
 or replaying the pool; a fine-tuned network counts its pre-training too) and the held-out top-1 on
 each set's held-out games (``pro``, ``kgs``, ``tygem``; empty where not measured; in percent), with
 ``source`` naming where each row's figures come from.  Draws one panel per set (log time axis),
-one marker per device, and prints the table as markdown.
+one marker per device (each run labelled on the first panel), and prints the table as markdown.
 """
 
 import argparse
@@ -38,8 +38,11 @@ def main(argv=None) -> int:
         for _, r in runs.dropna(subset=[level]).iterrows():
             kind = "gpu" if str(r.device).lower().startswith(("nvidia", "gpu", "cuda")) else "cpu"
             ax.scatter(r.minutes, r[level], marker=MARKERS[kind], s=45, color="C1" if kind == "gpu" else "C0")
+            if level != SETS[0]:  # labels on the first panel only: the points of a run sit alike in each
+                continue
+            label = r["run"] if str(r["shape"]) in str(r["run"]) else f"{r['shape']} {r['run']}"
             ax.annotate(
-                f"{r['shape']} {r['run']}",
+                label,
                 (r.minutes, r[level]),
                 fontsize=7,
                 xytext=(4, -3),
@@ -58,7 +61,7 @@ def main(argv=None) -> int:
     fig.tight_layout()
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(a.out, dpi=130)
-    print(runs.to_markdown(index=False))
+    print(runs.astype(object).where(runs.notna(), "").to_markdown(index=False))
     return 0
 
 
