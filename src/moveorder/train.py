@@ -507,7 +507,7 @@ def train(
 
     gpu = dev.type == "cuda"
     batches = training_batches(train_s, rng, cfg.batch_size, cfg.symmetries)
-    on_host = not hasattr(train_s, "device")  # a packed pool's batches are made on the device itself
+    on_host = isinstance(train_s, PositionSampler)  # a packed pool's batches are made on the device itself
     if gpu and on_host:  # made ahead on a thread; on a CPU that thread would take the cores the step uses
         batches = Prefetch(batches, depth=2, pin=True)
     ce = nn.CrossEntropyLoss()
