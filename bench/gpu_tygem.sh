@@ -3,7 +3,7 @@
 # then the 100 Pro20 arrangements of config/cpu.yaml inferred with it (ranked beam, W 512).
 #
 # Run on the device machine from the repository root, with what this machine made beforehand:
-#   gpu/tygem.npz                      moveorder pack-pool --pool data/pool/tygem.jsonl --out gpu/tygem.npz
+#   gpu/tygem.npz (ignored by git)     moveorder pack-pool --pool data/pool/tygem.jsonl --out gpu/tygem.npz
 #   data/arrangements/pro/20m.jsonl    config/cpu.yaml's Pro20 arrangements
 #   .whl/sgfmill-*.whl                 the one dependency the device image lacks (pip download sgfmill==1.1.1)
 # Environment: TRAIN_SECONDS (training's wall-time budget, default 300), INFER_SECONDS (default 120),
