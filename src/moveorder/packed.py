@@ -52,11 +52,6 @@ NEVER = np.iinfo(np.int16).max
 ARRAYS = ("ids", "offsets", "points", "captured", "winner")
 
 
-def _winner(result: str) -> int:
-    r = result.strip().upper()
-    return 1 if r.startswith("B+") else -1 if r.startswith("W+") else 0
-
-
 def game_moves(rec: Record) -> Tuple[np.ndarray, np.ndarray]:
     """``(points, captured)`` of one record: its moves as Leela Zero indices, and for each the
     number of the move that captured its stone (``NEVER`` if none, and for a pass).
@@ -144,7 +139,7 @@ def pack_records(records: Iterable[Record]) -> PackedPool:
         ids.append(rec.id)
         points.append(p)
         captured.append(c)
-        winner.append(_winner(rec.result))
+        winner.append(rec.winner())
     lengths = np.array([len(p) for p in points], dtype=np.int64)
     return PackedPool(
         ids=np.array(ids, dtype=str),

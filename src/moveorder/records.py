@@ -98,6 +98,11 @@ class Record:
         """Black and white stones on the board before the first move."""
         return coords.from_sgf_string(self.start_black, self.size), coords.from_sgf_string(self.start_white, self.size)
 
+    def winner(self) -> int:
+        """+1 if Black won, -1 if White won, 0 if the result is unknown or a draw."""
+        r = self.result.strip().upper()
+        return 1 if r.startswith("B+") else -1 if r.startswith("W+") else 0
+
     def to_json(self) -> str:
         d = asdict(self)
         for key in (

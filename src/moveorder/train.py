@@ -107,11 +107,6 @@ class GameData:
         return (np.arange(len(self.targets)) % 2 == 0) == self.black_first
 
 
-def _winner(result: str) -> int:
-    r = result.strip().upper()
-    return 1 if r.startswith("B+") else -1 if r.startswith("W+") else 0
-
-
 def game_data(rec: Record) -> GameData:
     """Replay a record from its setup stones (captures included) and keep every board state."""
     moves = rec.move_list()
@@ -125,7 +120,7 @@ def game_data(rec: Record) -> GameData:
         boards[i + 1] = b.points
         colour = goboard.opponent(colour)
     targets = np.array([coords.to_lz(m) for m in moves], dtype=np.int64)
-    return GameData(boards, targets, _winner(rec.result), rec.first_player == "B")
+    return GameData(boards, targets, rec.winner(), rec.first_player == "B")
 
 
 class PositionSampler:
