@@ -265,6 +265,22 @@ def test_feasibility_conditions():
     board.play(goboard.WHITE, coords.from_gtp("A1"))
     board.play(goboard.BLACK, coords.from_gtp("C1"))
     assert not cap._alive(t, board, 3)  # C1 is a doomed black stone: Black's budget is 0
+    # Target: black B1 A2, white C3, and a white stone captured (4 moves: B W B W).  After B B1, W C3,
+    # B A2 every stone stands where it ends and White still owes a stone, but Black has no move left.
+    problem = cap.Problem(
+        tuple(sorted(coords.to_lz(coords.from_gtp(p)) for p in ("B1", "A2"))),
+        (coords.to_lz(coords.from_gtp("C3")),),
+        1,
+        0,
+    )
+    t = cap._Target(problem)
+    board = goboard.Board()
+    for colour, p in ((goboard.BLACK, "B1"), (goboard.WHITE, "C3"), (goboard.BLACK, "A2")):
+        board.play(colour, coords.from_gtp(p))
+    assert not cap._alive(t, board, 3)
+    board = goboard.Board()
+    board.play(goboard.BLACK, coords.from_gtp("B1"))
+    assert cap._alive(t, board, 1)  # W A1, B A2 (capturing it), W C3 is still open
 
 
 # --- the arrangements and the one-position tool ---------------------------------------------------

@@ -317,7 +317,9 @@ def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] =
       ``D_c <= P_c - K_c`` (``K_c``: captured so far); ``slack_c = P_c - K_c - D_c`` is what its
       other moves may still lose.  (Counted move by move, ``slack_c`` is also its moves left less its
       final points not held.)
-    * A doomed group has an opponent move left to capture it.
+    * A colour with stones still to be captured (``P_c - K_c > 0``, doomed groups standing or not)
+      has an opponent move left to capture them.  (That it has a move left itself, to play the stone
+      or to play a captured final stone again, follows from ``slack_c >= 0``.)
     * The last move stands at the end (nothing after it captures it): a final point of its colour is
       free for it: not held by its colour, held by a doomed group, or, with ``slack``, held by a stone
       captured later.
@@ -345,7 +347,7 @@ def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] =
         slack = target.budget[colour] - (_played(i, colour) - int(counts[colour])) - doomed[colour]
         if slack < 0:
             return False
-        if doomed[colour]:
+        if slack + doomed[colour]:  # stones of this colour still to be captured
             other = goboard.opponent(colour)
             if target.moves_of[other] - _played(i, other) < 1:
                 return False
