@@ -3,6 +3,7 @@ bookkeeping apart from the network.
 
     python bench/captures.py --network tygem --records data/records/pro/usable.jsonl \
         [--lengths 40 60 80 100] [--games 10] [--width 64] [--future 1] [--patience 2] [--json out.json]
+        [--where-it-dies]
 
 For each length ``n``: the first ``--games`` records (in file order) that qualify up to ``n`` but for
 captures and capture before move ``n`` (``moveorder.arrangements.eligible``, ``required``).  Each
@@ -18,6 +19,10 @@ Per length it prints the sequences found, how many are on or above the actual se
 (a problem with no sequence found counts as below), mean LGM of inferred and actual, exact matches,
 matching prefix, captured points placed where the game placed them, network evaluations and children
 built per arrangement, and the times.
+
+``--where-it-dies``: the beam alone, no backtracking, one problem at a time; a JSON line per problem
+with, where the beam kept no child, the move, its prefixes, the children tried of those it had, and
+whether it tried them all.
 """
 
 import argparse
@@ -130,6 +135,32 @@ def run_length(net: PolicyLikelihood, arrs, width, future, patience):
     }
 
 
+def where_it_dies(net: PolicyLikelihood, arrs, width, future):
+    """The beam alone (no backtracking), one problem at a time: for each problem it found nothing for,
+    the move at which no child was kept, the prefixes it had, the children tried, and whether every
+    child was tried (else the layer gave up after ``PRUNED_PER_CHILD x width`` pruned children)."""
+    deaths, choose = [], cap._Layer.choose
+
+    def recording_choose(layer, *args, **kwargs):
+        kept = choose(layer, *args, **kwargs)
+        if not kept:
+            deaths.append(
+                {"move": layer.i + 1, "prefixes": len(layer.beam), "tried": int(layer.tried.sum())}
+                | {"children": len(layer.g), "exhausted": layer.exhausted}
+            )
+        return kept
+
+    cap._Layer.choose = recording_choose
+    try:
+        for a in arrs:
+            deaths.clear()
+            found = cap.capture_beam(net, [cap.problem_of_arrangement(a)], width, future)[0]
+            row = {"game": a.id, "n": a.n, "prisoners": list(a.prisoners), "found": bool(found)}
+            print(json.dumps(row | (deaths[0] if deaths else {})), flush=True)
+    finally:
+        cap._Layer.choose = choose
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--network", default="tygem")
@@ -141,12 +172,16 @@ def main(argv=None):
     p.add_argument("--patience", type=int, default=2)
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
     p.add_argument("--json", default="")
+    p.add_argument("--where-it-dies", action="store_true", help="only the beam's deaths, per problem")
     a = p.parse_args(argv)
     torch.set_num_threads(a.threads)
     net = PolicyLikelihood.from_file(a.network, device="cpu")
     out = []
     for n in a.lengths:
         arrs = problems_of(a.records, n, a.games)
+        if a.where_it_dies:
+            where_it_dies(net, arrs, a.width, a.future)
+            continue
         res = run_length(net, arrs, a.width, a.future, a.patience)
         res |= {"width": a.width, "future": a.future, "patience": a.patience, "threads": a.threads}
         out.append(res)
