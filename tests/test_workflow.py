@@ -205,6 +205,45 @@ def test_the_gpu_tygem_config_trains_from_the_packed_pool(tmp_path):
     assert "--blocks 6 --filters 128 --steps 14000 --batch-size 1024 --lr 0.002 --warmup-steps 300" in trains[0]
 
 
+def test_the_long_config_selects_games_capture_free_to_its_longest_length(tmp_path):
+    """config/long.yaml (issue 25): games qualified capture-free to move 100, clipped to 60, 80, 100; its
+    methods sweep at those lengths; a length beyond the filter, or a sweep at a length not selected, is
+    refused with the reason before anything runs."""
+    cmds = planned_commands(tmp_path, "--configfile", str(REPO / "config/long.yaml"), "--config", f"mirror={MIRROR}")
+    filters = [c for c in cmds if c.startswith("moveorder filter")]
+    assert len(filters) == 2 and all("--capture-free 100 --min-moves 100" in c for c in filters)
+    selects = [c for c in cmds if c.startswith("moveorder select")]
+    assert len(selects) == 2 and all("--lengths 60 80 100" in c and "--captures forbidden" in c for c in selects)
+    infers = [c for c in cmds if c.startswith("moveorder infer-set")]
+    assert not [c for c in cmds if c.startswith("moveorder train-policy")]
+    main = {c.split("--arrangements ")[1].split()[0] for c in infers if "--method beam --beam-width 128" in c}
+    assert main == {f"data/arrangements/{s}/{n}m.jsonl" for s in ("pro", "kgs") for n in (60, 80, 100)}
+    assert all("shipped/tygem.txt.gz " in c.split("--network ")[1] for c in infers)
+    pro = [c for c in infers if "data/arrangements/pro/100m.jsonl" in c]
+    methods = {" ".join(c.split("--method ")[1].split()[:5]) for c in pro}
+    assert methods == {
+        "beam --beam-width 128 --beam-future 0",
+        "beam --beam-width 32 --beam-future 1",
+        "beam --beam-width 128 --beam-future 1",
+        "beam+anneal --beam-width 128 --beam-future 1",
+    }
+    assert sum("--iterations 100 --trials 5" in c and "--t-start 0.3 " in c for c in pro) == 1
+    assert any(c.startswith("moveorder sweep-summary") and "methods-long" in c for c in cmds)
+    # Refused: a capture-free length beyond the filter's reach, and a sweep length not selected.
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text(yaml.safe_dump({"sets": ["pro"], "selection": {"lengths": [20, 60]}}))
+    out = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
+    assert (
+        out.returncode != 0 and "selection.lengths has 60, beyond filter.capture_free (50)" in out.stdout + out.stderr
+    )
+    cfg.write_text(yaml.safe_dump({"sets": ["pro"], "sweeps": [str(REPO / "config/sweeps/methods-long.yaml")]}))
+    out = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
+    assert (
+        out.returncode != 0
+        and "has a run at n=60, which is not one of selection.lengths [20, 40]" in out.stdout + out.stderr
+    )
+
+
 def test_method_is_in_config_run_names_and_sweeps(tmp_path):
     """inference.method, beam_width and beam_future reach infer-set, name the run's folder, and are sweep axes."""
     cmds = planned_with(
