@@ -6,6 +6,7 @@ same arrangements in one run; and the figure of quality against evaluations from
         --arrangements data/arrangements/pro/20m.jsonl --set pro [--games 20] [--csv rows.csv] \
         --run anneal:300x5 --run beam:32 --run beam:128 --run beam+anneal:32:300x5:0.3
     python bench/methods.py figure --csv rows.csv [more.csv ...] --out docs/figures/methods
+    python bench/methods.py prefix --orders orders.jsonl --arrangements data/arrangements/pro/20m.jsonl
     python bench/methods.py compare --orders orders.jsonl [more.jsonl ...] --reference anneal:5000x5 \
         --reference anneal:20000x5
 
@@ -35,6 +36,7 @@ import torch
 from moveorder import annealing as sa
 from moveorder.arrangements import load_arrangements
 from moveorder.coords import sgf_to_lz
+from moveorder.inference import matching_prefix
 from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.metrics import share_on_or_above
 from moveorder.networks import load_policy
@@ -122,6 +124,9 @@ def run(a):
                 "mean_lgm_actual": float(np.mean(np.exp(actual / n))),
                 "share_on_or_above": share_on_or_above(np.exp(actual / n), np.exp(ll / n)),
                 "exact_matches": int(sum(b.best == sgf_to_lz(x.actual) for b, x in zip(best, arrs))),
+                "matching_prefix": float(
+                    np.mean([matching_prefix(b.best, sgf_to_lz(x.actual)) for b, x in zip(best, arrs)])
+                ),
             }
         )
         r = rows[-1]
@@ -136,12 +141,15 @@ def run(a):
     df = pd.DataFrame(rows)
     if a.csv:
         df.to_csv(a.csv, mode="a", header=not Path(a.csv).exists(), index=False)
-    print("| run | mean LGM | on/above actual | exact | best-of-all gap / move | evaluations / arrangement | wall s |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| run | mean LGM | on/above actual | exact | matching prefix | best-of-all gap / move | "
+        "evaluations / arrangement | wall s |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
             f"| {r['run']} | {r['mean_lgm']:.4f} | {r['share_on_or_above']:.0%} | {r['exact_matches']} | "
-            f"{r['gap_per_move']:.4f} | {r['evaluations']:,.0f} | {r['wall_s']:.1f} |"
+            f"{r['matching_prefix']:.2f} | {r['gap_per_move']:.4f} | {r['evaluations']:,.0f} | {r['wall_s']:.1f} |"
         )
 
 
@@ -179,6 +187,19 @@ def compare(a):
             )
 
 
+def prefix(a):
+    """Mean matching prefix (moves from the first that equal the actual sequence's) of every run in
+    ``--orders`` files, the actual orders read from the arrangement files the runs were made on."""
+    actual = {(x.id, x.n): sgf_to_lz(x.actual) for path in a.arrangements for x in load_arrangements(path)}
+    rows = [json.loads(line) for path in a.orders for line in Path(path).read_text().splitlines() if line]
+    df = pd.DataFrame(rows).drop_duplicates(["set", "n", "run", "id"], keep="last")
+    df["prefix"] = [matching_prefix(o, actual[(i, n)]) for o, i, n in zip(df["order"], df["id"], df["n"])]
+    print("| set | n | run | arrangements | mean matching prefix |")
+    print("|---|---|---|---|---|")
+    for (s, n, run), part in df.groupby(["set", "n", "run"], sort=False):
+        print(f"| {s} | {n} | {run} | {len(part)} | {part['prefix'].mean():.2f} |")
+
+
 def figure(a):
     df = pd.concat([pd.read_csv(p) for p in a.csv], ignore_index=True)
     for path in method_curves(df, Path(a.out)):
@@ -205,6 +226,10 @@ def main():
     c.add_argument("--orders", nargs="+", required=True)
     c.add_argument("--reference", action="append", required=True, help="the reference run (first found a set/length)")
     c.set_defaults(func=compare)
+    m = sub.add_parser("prefix", help="mean matching prefix of every run, from --orders files and their arrangements")
+    m.add_argument("--orders", nargs="+", required=True)
+    m.add_argument("--arrangements", nargs="+", required=True, help="the arrangement files the runs were made on")
+    m.set_defaults(func=prefix)
     f = sub.add_parser("figure", help="mean LGM and share on/above against evaluations, from run CSVs")
     f.add_argument("--csv", nargs="+", required=True)
     f.add_argument("--out", required=True, help="figure path without suffix (PNG and PDF)")
