@@ -140,7 +140,9 @@ def run(a):
         row["gap_per_move"] = float(np.mean((top - ll) / n))
     df = pd.DataFrame(rows)
     if a.csv:
-        df.to_csv(a.csv, mode="a", header=not Path(a.csv).exists(), index=False)
+        # Appended as rows of the file's own columns (a CSV from before a column was added reads on).
+        old = pd.read_csv(a.csv) if Path(a.csv).exists() else None
+        pd.concat([old, df], ignore_index=True).to_csv(a.csv, index=False)
     print(
         "| run | mean LGM | on/above actual | exact | matching prefix | best-of-all gap / move | "
         "evaluations / arrangement | wall s |"
