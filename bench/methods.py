@@ -77,7 +77,8 @@ def run(a):
     pairs = [(sgf_to_lz(x.black), sgf_to_lz(x.white)) for x in arrs]
     n = arrs[0].n
     ev0 = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
-    actual = np.array(ev0.sequence_log_probs(torch.tensor([sgf_to_lz(x.actual) for x in arrs])).sum(1).tolist())
+    orders = [sgf_to_lz(x.actual) for x in arrs]
+    actual = np.array(ev0.sequence_log_probs(torch.tensor(orders)).sum(1).tolist())
     print(
         f"{a.network}, {len(arrs)} arrangements of {n} moves ({a.arrangements}, from #{a.skip}); torch threads "
         f"{torch.get_num_threads()}; actual sequences: mean LGM {np.mean(np.exp(actual / n)):.4f}",
@@ -123,10 +124,8 @@ def run(a):
                 "mean_lgm": float(np.mean(np.exp(ll / n))),
                 "mean_lgm_actual": float(np.mean(np.exp(actual / n))),
                 "share_on_or_above": share_on_or_above(np.exp(actual / n), np.exp(ll / n)),
-                "exact_matches": int(sum(b.best == sgf_to_lz(x.actual) for b, x in zip(best, arrs))),
-                "matching_prefix": float(
-                    np.mean([matching_prefix(b.best, sgf_to_lz(x.actual)) for b, x in zip(best, arrs)])
-                ),
+                "exact_matches": int(sum(b.best == o for b, o in zip(best, orders))),
+                "matching_prefix": float(np.mean([matching_prefix(b.best, o) for b, o in zip(best, orders)])),
             }
         )
         r = rows[-1]
@@ -155,10 +154,15 @@ def run(a):
         )
 
 
+def load_orders(paths):
+    """The lines of ``run --orders`` files, one row per run and arrangement.  A run repeated (a stopped
+    invocation run again): its last lines count."""
+    rows = [json.loads(line) for path in paths for line in Path(path).read_text().splitlines() if line]
+    return pd.DataFrame(rows).drop_duplicates(["set", "n", "run", "id"], keep="last")
+
+
 def compare(a):
-    rows = [json.loads(line) for path in a.orders for line in Path(path).read_text().splitlines() if line]
-    # A run repeated (a stopped invocation run again): its last lines count, the reference's included.
-    df = pd.DataFrame(rows).drop_duplicates(["set", "n", "run", "id"], keep="last")
+    df = load_orders(a.orders)  # a repeated reference run counts by its last lines too
     for (s, n), part in df.groupby(["set", "n"], sort=False):
         refs = [r for r in a.reference if r in set(part["run"])]
         if not refs:
@@ -193,8 +197,7 @@ def prefix(a):
     """Mean matching prefix (moves from the first that equal the actual sequence's) of every run in
     ``--orders`` files, the actual orders read from the arrangement files the runs were made on."""
     actual = {(x.id, x.n): sgf_to_lz(x.actual) for path in a.arrangements for x in load_arrangements(path)}
-    rows = [json.loads(line) for path in a.orders for line in Path(path).read_text().splitlines() if line]
-    df = pd.DataFrame(rows).drop_duplicates(["set", "n", "run", "id"], keep="last")
+    df = load_orders(a.orders)
     df["prefix"] = [matching_prefix(o, actual[(i, n)]) for o, i, n in zip(df["order"], df["id"], df["n"])]
     print("| set | n | run | arrangements | mean matching prefix |")
     print("|---|---|---|---|---|")
