@@ -37,21 +37,20 @@ try:  # the scoring settings, checked where `moveorder score` checks them
 except ValueError as _err:
     raise ValueError(f"config: katago: {_err}") from None
 
-# The paper's Assumption 3 at every length: a capture-free clip needs games capture-free that far.
-if config["selection"]["captures"] == "forbidden":
-    for _n in config["selection"]["lengths"]:
-        if int(_n) > min(int(config["filter"]["capture_free"]), int(config["filter"]["min_moves"])):
-            raise ValueError(
-                f"config: selection.lengths has {_n}, beyond filter.capture_free ({config['filter']['capture_free']}) "
-                f"or filter.min_moves ({config['filter']['min_moves']}): with selection.captures 'forbidden' a clip of "
-                f"{_n} moves must come from games with no capture or pass that far; raise both to at least {_n} "
-                "(as config/long.yaml does) or allow captures"
-            )
-
 DATASETS = list(config["datasets"])
 # The paper's published numbers, shipped with the workflow (found from any working directory).
 PAPER_RESULTS = os.path.join(workflow.basedir, "config", "paper_results.yaml")
 LENGTHS = [int(n) for n in config["selection"]["lengths"]]
+
+# The paper's Assumption 3 at every length: a capture-free clip needs games capture-free that far.
+_reach = min(int(config["filter"]["capture_free"]), int(config["filter"]["min_moves"]))
+if config["selection"]["captures"] == "forbidden" and max(LENGTHS) > _reach:
+    raise ValueError(
+        f"config: selection.lengths has {max(LENGTHS)}, beyond filter.capture_free ({config['filter']['capture_free']}) "
+        f"or filter.min_moves ({config['filter']['min_moves']}): with selection.captures 'forbidden' a clip of "
+        f"{max(LENGTHS)} moves must come from games with no capture or pass that far; raise both to at least "
+        f"{max(LENGTHS)} (as config/long.yaml does) or allow captures"
+    )
 
 
 def url_filename(url):
@@ -239,11 +238,11 @@ def load_sweep(path):
     runs = []
     for settings, label in mo_sweeps.combinations(spec):
         base = {"dataset": config["sets"][0], "n": LENGTHS[0], **settings}
-        run = main_run(base["dataset"], **{k: v for k, v in base.items() if k not in ("dataset", "n")})
-        run["network"] = network_key(run["network"], base["dataset"])
         if int(base["n"]) not in LENGTHS:
             raise ValueError(f"config: sweep {spec['name']!r} ({path}) has a run at n={base['n']}, which is not one of "
                              f"selection.lengths {LENGTHS}; add it there (config/long.yaml has 60, 80 and 100)")
+        run = main_run(base["dataset"], **{k: v for k, v in base.items() if k not in ("dataset", "n")})
+        run["network"] = network_key(run["network"], base["dataset"])
         run.update(dataset=base["dataset"], n=int(base["n"]), label=label)
         runs.append(run)
     return {"name": spec["name"], "runs": runs, "metric": spec.get("metric", mo_sweeps.DEFAULT_METRIC),
