@@ -8,6 +8,7 @@ same run, so machine load moves both sides alike.
 """
 
 import argparse
+import statistics
 import time
 
 import torch
@@ -15,15 +16,21 @@ from torch import nn
 
 from moveorder.devices import arithmetic
 from moveorder.devices import synchronize as _sync
+from moveorder.likelihood import FusedPolicy
 from moveorder.networks import LeelaNet, policy_probs
 
 CL = torch.channels_last
 
 
-def rate(net, batch, device, seconds, layout=torch.contiguous_format):
-    """Positions per second through the policy head, in float32 as the likelihood runs it (no TF32)."""
+def rate(net, batch, device, seconds, layout=torch.contiguous_format, fused=False):
+    """Positions per second through the policy head, in float32 as the likelihood runs it (no TF32).
+
+    ``fused``: batch norm folded into the convolutions, as the likelihood runs float32 on a CPU.
+    """
     net = net.to(memory_format=layout)
     x = (torch.rand(batch, 18, 19, 19, device=device) > 0.7).float().contiguous(memory_format=layout)
+    if fused:
+        net = FusedPolicy(net)
     with torch.no_grad(), arithmetic(tf32=False):
         policy_probs(net, x)
         _sync(device)
@@ -92,6 +99,27 @@ def main():
         net = LeelaNet(blocks, filters).eval().to(a.device)
         c, cl = rate(net, batch, a.device, a.seconds), rate(net, batch, a.device, a.seconds, CL)
         print(f"| {blocks}x{filters} | {c:,.0f} | {cl:,.0f} | {cl / c:.2f} |", flush=True)
+
+    if a.device == "cpu":
+        # Interleaved rounds of one second each, medians: this 2-core machine's load drifts more
+        # between two cells measured one after the other than the ratio asked for.
+        print(
+            f"\nBatch norm folded into the convolutions (channels-last), evaluations per second at batch {batch}, medians of 10 interleaved rounds:\n"
+        )
+        print("| blocks x filters | torch threads | module | folded | ratio |")
+        print("|---|---|---|---|---|")
+        all_threads = torch.get_num_threads()
+        for blocks, filters in sizes[2:]:
+            net = LeelaNet(blocks, filters).eval()
+            for threads in sorted({1, all_threads}):
+                torch.set_num_threads(threads)
+                m, f = [], []
+                for _ in range(10):
+                    m.append(rate(net, batch, a.device, 1.0, CL))
+                    f.append(rate(net, batch, a.device, 1.0, CL, fused=True))
+                m, f = statistics.median(m), statistics.median(f)
+                print(f"| {blocks}x{filters} | {threads} | {m:,.0f} | {f:,.0f} | {f / m:.2f} |", flush=True)
+        torch.set_num_threads(all_threads)
 
     tb = 128 if a.device == "cpu" else 256
     print(f"\nTraining steps per second at batch {tb}:\n")

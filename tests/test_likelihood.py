@@ -8,7 +8,7 @@ from helpers import FIXTURE, OPENING
 from leelaz_ref import heatmaps
 from moveorder import cli, coords
 from moveorder.features import position_codes, sequence_planes
-from moveorder.likelihood import InputHasher, PolicyLikelihood, PositionEvaluator, policy_heatmap
+from moveorder.likelihood import FusedPolicy, InputHasher, PolicyLikelihood, PositionEvaluator, policy_heatmap
 from moveorder.networks import policy_probs
 
 
@@ -106,6 +106,23 @@ def test_precision_is_checked_and_bfloat16_runs():
     f32 = PolicyLikelihood(net, device="cpu").log_probs(seq)
     bf16 = PolicyLikelihood(net, device="cpu", precision="bfloat16").log_probs(seq)
     assert not torch.equal(f32, bf16) and torch.allclose(f32, bf16, atol=0.1)
+
+
+def test_float32_on_a_cpu_runs_a_fused_copy_of_the_policy_with_the_modules_outputs():
+    lik = PolicyLikelihood.from_file(FIXTURE, device="cpu")
+    planes = (torch.rand(70, 18, 19, 19, generator=torch.Generator().manual_seed(1)) > 0.7).float()
+    got = lik.probs_of_planes(planes)  # two batches of 64, the second padded
+    assert isinstance(lik._policy, FusedPolicy)
+    with torch.no_grad():
+        expected = policy_probs(lik.net, planes)
+    assert torch.allclose(got, expected, atol=1e-6)
+    # The fused copy holds the weights it was made with: changing the module afterwards does not
+    # reach it (a likelihood evaluates the network it was given).
+    with torch.no_grad():
+        lik.net.policy_fc.bias.add_(1.0 * torch.arange(362) / 362)
+    assert torch.allclose(lik.probs_of_planes(planes), got, atol=1e-6)
+    # bfloat16 autocast runs the module itself.
+    assert PolicyLikelihood(lik.net, device="cpu", precision="bfloat16")._policy is lik.net
 
 
 def test_policy_heatmap_is_leelaz_heatmap(capsys):
