@@ -62,9 +62,10 @@ class _PolicyLogits(torch.nn.Module):
 class FusedPolicy:
     """A snapshot of a network's ``policy_logits`` with each batch norm folded into the convolution
     before it (``torch.fx``'s conv-bn fusion: one pass over memory a layer instead of two) and the
-    value head left out: on a 2-core AMD EPYC, 1.17x the evaluations a second of the module for a
-    4x32 at batch 64 on one thread, 1.5x on two (bench/networks.py).  Outputs agree with the
-    module's to 1e-6.  The weights are copied: changing the network afterwards does not reach it.
+    value head left out: on a 2-core AMD EPYC, 1.27-1.34x the evaluations a second of the module for
+    a 4x32 at batch 64, 1.19-1.23x for a 6x64 (bench/networks.py --tables fused; docs/benchmarks.md).
+    Outputs agree with the module's to 1e-6.  The weights are copied: changing the network
+    afterwards does not reach it.
     """
 
     def __init__(self, net: LeelaNet):
