@@ -16,8 +16,7 @@ from torch import nn
 
 from moveorder.devices import arithmetic
 from moveorder.devices import synchronize as _sync
-from moveorder.likelihood import FusedPolicy
-from moveorder.networks import LeelaNet, policy_probs
+from moveorder.networks import FusedPolicy, LeelaNet, policy_probs
 
 CL = torch.channels_last
 

@@ -8,8 +8,8 @@ from helpers import FIXTURE, OPENING
 from leelaz_ref import heatmaps
 from moveorder import cli, coords
 from moveorder.features import position_codes, sequence_planes
-from moveorder.likelihood import FusedPolicy, InputHasher, PolicyLikelihood, PositionEvaluator, policy_heatmap
-from moveorder.networks import policy_probs
+from moveorder.likelihood import InputHasher, PolicyLikelihood, PositionEvaluator, policy_heatmap
+from moveorder.networks import FusedPolicy, policy_probs
 
 
 def random_sequences(count, n, seed=0):

@@ -30,12 +30,11 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 import torch
-from torch.fx.experimental.optimization import fuse
 
 from . import coords, devices
 from .coords import MOVES, POINTS
 from .features import HISTORY, PAD, PLANES, planes_from_codes, position_codes, sequence_planes
-from .networks import LeelaNet, load_policy, policy_probs
+from .networks import FusedPolicy, LeelaNet, load_policy, policy_probs
 from .settings import CACHE_SLOTS, PRECISIONS
 
 logger = logging.getLogger(__name__)
@@ -48,28 +47,6 @@ CPU_BATCH = 64
 #: 20 and 40 stones) and one of infer-set's SA chunks 1,300-2,100: 1,024 padded 89-93% and 24-36% of them,
 #: 256 pads 57-74% and 7-10%.  Not measured on a GPU yet (none was lent): bench/gpu_check.py times 64-1,024.
 GPU_BATCH = 256
-
-
-class _PolicyLogits(torch.nn.Module):
-    def __init__(self, net: LeelaNet):
-        super().__init__()
-        self.net = net
-
-    def forward(self, planes: torch.Tensor) -> torch.Tensor:
-        return self.net.policy_logits(planes)
-
-
-class FusedPolicy:
-    """A snapshot of a network's ``policy_logits`` with each batch norm folded into the convolution
-    before it (``torch.fx``'s conv-bn fusion: one pass over memory a layer instead of two) and the
-    value head left out: on a 2-core AMD EPYC, 1.27-1.34x the evaluations a second of the module for
-    a 4x32 at batch 64, 1.19-1.23x for a 6x64 (bench/networks.py --tables fused; docs/benchmarks.md).
-    Outputs agree with the module's to 1e-6.  The weights are copied: changing the network
-    afterwards does not reach it.
-    """
-
-    def __init__(self, net: LeelaNet):
-        self.policy_logits = fuse(_PolicyLogits(net).eval(), inplace=False).to(memory_format=torch.channels_last)
 
 
 def default_device() -> str:
