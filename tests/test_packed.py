@@ -51,6 +51,26 @@ def test_a_subset_of_games_numbers_its_positions_in_order(pro2_usable):
     assert torch.equal(packed.batch(rows, None)[0], reference.batch(rows, None)[0])
 
 
+def test_max_move_keeps_each_games_opening_alike_in_both_samplers(pro2_usable):
+    """``max_move``: each game's positions before that move, numbered as the whole game's first ones,
+    the same in the replayed and the packed sampler (a capture after the cut is never reached)."""
+    records = _from_empty(pro2_usable)[:12]
+    full = PositionSampler.from_records(records)
+    cut = PositionSampler.from_records(records, max_move=30)
+    packed = PackedSampler(pack_records(records), range(len(records)), max_move=30)
+    assert len(cut) == sum(min(30, len(r.move_list())) for r in records) < len(full)
+    assert len(packed) == len(cut) and cut.games == full.games == packed.games
+    first = np.concatenate(
+        [np.flatnonzero(full.move_no == 0)[g] + np.arange(min(30, len(r.move_list()))) for g, r in enumerate(records)]
+    )
+    rows = np.arange(len(cut))
+    x_cut, t_cut, _ = cut.batch(rows, None)
+    x_full, t_full, _ = full.batch(first, None)
+    assert torch.equal(x_cut, x_full) and torch.equal(t_cut, t_full)
+    assert torch.equal(packed.batch(rows, None)[0], x_cut)
+    assert int(cut.move_no.max()) == 29
+
+
 def test_the_file_round_trips_and_parallel_packing_changes_nothing(pro2_usable, tmp_path):
     records = _from_empty(pro2_usable)[:30]
     one, two = pack_records(records), pack_pool(records, processes=2)

@@ -9,6 +9,7 @@ import torch
 
 from helpers import capture_at_30, filler_moves, handicap_sgf, killed_then_resumed, make_sgf
 from moveorder import coords
+from moveorder.cli import main
 from moveorder.cross_level import heldout_table
 from moveorder.features import board_history_planes
 from moveorder.networks import SYMMETRY_MAPS, LeelaNet, symmetry_planes
@@ -239,3 +240,24 @@ def test_fine_tuning_continues_the_pre_trained_network(pro2_pool, tmp_path):
             device="cpu",
             progress=False,
         )
+
+
+def test_max_move_trains_and_measures_only_the_opening(pro2_pool, tmp_path):
+    """``--max-move``: the positions before that move of each game, in training and in the held-out
+    figures, through the command line; a checkpoint from before the option (no ``max_move`` in its
+    configuration) still resumes a run on every position."""
+    args = "--blocks 1 --filters 8 --steps 2 --batch-size 16 --warmup-steps 0 --no-value-head --seed 3 --threads 1"
+    assert main(["train-policy", "--pool", str(pro2_pool), "--out-dir", str(tmp_path / "o"), "--max-move", "20",
+                 *args.split(), "--quiet"]) == 0  # fmt: skip
+    metrics = json.loads((tmp_path / "o/metrics.json").read_text())
+    train_games, held_games = split_games(load_records(pro2_pool), 0.05, 3)
+    assert metrics["config"]["max_move"] == 20
+    assert metrics["train_positions"] == sum(min(20, len(r.move_list())) for r in train_games)
+    assert metrics["heldout_positions_available"] == sum(min(20, len(r.move_list())) for r in held_games)
+    cfg = TrainConfig(blocks=1, filters=8, steps=2, batch_size=16, warmup_steps=0, value_head=False, seed=3)
+    train(pro2_pool, tmp_path / "all", cfg, device="cpu", progress=False)
+    state = torch.load(tmp_path / "all/checkpoint.pt", weights_only=False)
+    del state["config"]["max_move"]
+    torch.save(state, tmp_path / "all/checkpoint.pt")
+    again = train(pro2_pool, tmp_path / "all", cfg, device="cpu", progress=False)  # resumed at its last step
+    assert again["train_positions"] == sum(len(r.move_list()) for r in train_games) > metrics["train_positions"]

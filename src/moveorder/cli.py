@@ -317,6 +317,13 @@ def _train_policy_options(s: argparse.ArgumentParser) -> None:
         "default: none (random weights)",
     )
     s.add_argument(
+        "--max-move",
+        type=_int_at_least(0),
+        default=d.max_move,
+        help="train (and measure the held-out games) only on the positions before this move of each game: "
+        "the opening, whose orders the inference asks about; 0: every position",
+    )
+    s.add_argument(
         "--device",
         default=None,
         help="cpu, cuda, cuda:1, ...; default: a GPU if torch sees one (a CUDA device torch cannot see is refused)",

@@ -198,10 +198,14 @@ class PackedSampler:
     Positions are numbered as there: game by game in the order of ``games``, move by move.
     """
 
-    def __init__(self, pool: PackedPool, games: Sequence[int], device: Optional[torch.device] = None):
+    def __init__(
+        self, pool: PackedPool, games: Sequence[int], device: Optional[torch.device] = None, max_move: int = 0
+    ):
         self.device = torch.device(device or "cpu")
         games = np.asarray(games, dtype=np.int64)
         starts, ends = pool.offsets[games], pool.offsets[games + 1]
+        if max_move:  # each game's first max_move moves; a capture after them is never reached
+            ends = np.minimum(ends, starts + max_move)
         lengths = ends - starts
         self.games = len(games)
         # Move arrays of the chosen games only, end to end, so that one game's moves are contiguous.

@@ -179,6 +179,9 @@ class TrainConfig:
     # Pre-training: the network whose weights training starts from (a shipped name such as tygem, Leela
     # Zero weights or a model.pt; same blocks and filters), then fine-tuned on the pool; "": random weights.
     init: str = ""
+    # Only the positions before this move of each game, in training and in the held-out figures (the
+    # opening, where the inference's orders are decided); 0: every position.
+    max_move: int = 0
 
 
 # --- KataGo ----------------------------------------------------------------------------------------

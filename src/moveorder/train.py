@@ -18,7 +18,8 @@ cross-entropy + ``value_weight`` x MSE.  The learning rate warms up linearly
 and decays along a cosine over the configured steps (:func:`lr_factor`).
 With ``init``, training starts from another network's weights instead of
 random ones (:func:`start_from`): pre-trained on Tygem 9d, fine-tuned on a
-level's own pool.
+level's own pool.  With ``max_move``, only the positions before that move of each game are
+trained on and held out: the opening, whose orders the inference asks about.
 
 Checkpoints (model, optimiser, step, RNG states) are written every
 ``checkpoint_every`` steps and at the end; a rerun resumes from the last
@@ -107,9 +108,12 @@ class GameData:
         return (np.arange(len(self.targets)) % 2 == 0) == self.black_first
 
 
-def game_data(rec: Record) -> GameData:
-    """Replay a record from its setup stones (captures included) and keep every board state."""
+def game_data(rec: Record, max_move: int = 0) -> GameData:
+    """Replay a record from its setup stones (captures included) and keep every board state;
+    ``max_move``: only its first ``max_move`` moves (0: all of them)."""
     moves = rec.move_list()
+    if max_move:
+        moves = moves[:max_move]
     black, white = rec.start_points()
     b = goboard.from_stones(black, white, rec.size)
     boards = np.zeros((len(moves) + 1, rec.size * rec.size), dtype=np.int8)
@@ -160,8 +164,9 @@ class PositionSampler:
         self.games = len(rows)
 
     @classmethod
-    def from_records(cls, records: Iterable[Record]) -> "PositionSampler":
-        return cls(game_data(r) for r in records)
+    def from_records(cls, records: Iterable[Record], max_move: int = 0) -> "PositionSampler":
+        """The positions of ``records`` (of their first ``max_move`` moves each; 0: every move)."""
+        return cls(game_data(r, max_move) for r in records)
 
     def __len__(self):
         return len(self.targets)
@@ -376,11 +381,12 @@ def split_games(records: List[Record], fraction: float, seed: int) -> Tuple[List
     return ([r for i, r in enumerate(records) if i not in held], [r for i, r in enumerate(records) if i in held])
 
 
-def samplers(pool: Path, fraction: float, seed: int, dev: torch.device) -> Tuple[object, object]:
+def samplers(pool: Path, fraction: float, seed: int, dev: torch.device, max_move: int = 0) -> Tuple[object, object]:
     """The train and held-out samplers of a pool: a JSONL pool replayed into :class:`PositionSampler`
     (batches made on the host), a packed one (``.npz``, :mod:`moveorder.packed`) into
     :class:`moveorder.packed.PackedSampler` (batches made on ``dev``).  The same games and
-    positions either way."""
+    positions either way; ``max_move``: only the positions before each game's move ``max_move``
+    (0: every position)."""
     if Path(pool).suffix == ".npz":
         from .packed import PackedPool, PackedSampler
 
@@ -389,12 +395,12 @@ def samplers(pool: Path, fraction: float, seed: int, dev: torch.device) -> Tuple
             raise ValueError(f"{pool}: {len(packed)} games in the training pool, need at least 2")
         held = heldout_games(list(packed.ids), fraction, seed)
         train_idx = [i for i in range(len(packed)) if i not in held]
-        return PackedSampler(packed, train_idx, dev), PackedSampler(packed, sorted(held), dev)
+        return PackedSampler(packed, train_idx, dev, max_move), PackedSampler(packed, sorted(held), dev, max_move)
     records = load_records(pool)
     if len(records) < 2:
         raise ValueError(f"{pool}: {len(records)} games in the training pool, need at least 2")
     train_recs, held_recs = split_games(records, fraction, seed)
-    return PositionSampler.from_records(train_recs), PositionSampler.from_records(held_recs)
+    return PositionSampler.from_records(train_recs, max_move), PositionSampler.from_records(held_recs, max_move)
 
 
 @torch.no_grad()
@@ -454,7 +460,7 @@ def train(
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.manual_seed(cfg.seed)
     t0 = time.perf_counter()
-    train_s, held_s = samplers(pool, cfg.heldout_fraction, cfg.seed, dev)
+    train_s, held_s = samplers(pool, cfg.heldout_fraction, cfg.seed, dev, cfg.max_move)
     seconds = {"replay": time.perf_counter() - t0, "data": 0.0, "compute": 0.0}
     log.info(
         "%s: %d train games (%d positions), %d held-out games (%d positions), read in %.1f s",
@@ -586,5 +592,6 @@ def train(
 
 
 def _model_settings(cfg: dict) -> dict:
-    """The settings a checkpoint must agree on to be resumed (threads and checkpoint cadence may change)."""
-    return {k: v for k, v in cfg.items() if k not in ("threads", "checkpoint_every")}
+    """The settings a checkpoint must agree on to be resumed (threads and checkpoint cadence may change;
+    a checkpoint written before ``max_move`` existed trained on every position)."""
+    return {k: v for k, v in {"max_move": 0, **cfg}.items() if k not in ("threads", "checkpoint_every")}

@@ -63,7 +63,7 @@ rule train_policy:
         "--batch-size {params.t[batch_size]} --lr {params.t[lr]} --warmup-steps {params.t[warmup_steps]} "
         "--lr-schedule {params.t[lr_schedule]} --precision {params.t[precision]} {params.flags} "
         "--heldout-fraction {params.t[heldout_fraction]} --seed {params.seed} {params.init} "
-        "--threads {threads} --quiet > {log:q} 2>&1"
+        "--max-move {params.t[max_move]} --threads {threads} --quiet > {log:q} 2>&1"
 
 
 # Each trained network (and the shipped one) on each set's held-out games (the same split as
