@@ -1,5 +1,7 @@
 """A packed pool: the same positions, planes, targets and trained network as its JSONL pool."""
 
+import logging
+
 import numpy as np
 import pytest
 import torch
@@ -118,3 +120,16 @@ def test_pack_pool_names_the_file_and_game_it_refuses(tmp_path, caplog):
     assert main(["pack-pool", "--pool", str(pool), "--out", str(tmp_path / "ha.npz"), "--quiet"]) == 2
     assert f"{pool}: game {ha.id}: setup stones" in caplog.text and "nothing written" in caplog.text
     assert not (tmp_path / "ha.npz").exists()
+
+
+def test_even_only_leaves_handicap_games_out(pro2_usable, tmp_path, caplog):
+    ha = read_sgf(handicap_sgf([m for m in filler_moves(10) if m not in ("dp", "pd")]).encode(), "ha.sgf")
+    even = _from_empty(pro2_usable)[:3]
+    pool = tmp_path / "mixed.jsonl"
+    pool.write_text("".join(r.to_json() + "\n" for r in [even[0], ha, *even[1:]]))
+    out = tmp_path / "even.npz"
+    caplog.set_level(logging.INFO)
+    assert main(["pack-pool", "--pool", str(pool), "--out", str(out), "--even-only", "--quiet"]) == 0
+    packed = PackedPool.load(out)
+    assert list(packed.ids) == [r.id for r in even]
+    assert "1 of 4 games left out" in caplog.text

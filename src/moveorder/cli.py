@@ -345,6 +345,11 @@ def _pack_pool_options(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--processes", type=_int_at_least(1), default=1, help="replay the games in this many processes (default: 1)"
     )
+    s.add_argument(
+        "--even-only",
+        action="store_true",
+        help="leave out the games with setup stones or White first (handicap games) instead of refusing the pool",
+    )
     _quiet_option(s)
 
 
@@ -356,7 +361,7 @@ def _pack_pool_options(s: argparse.ArgumentParser) -> None:
 def cmd_pack_pool(a: argparse.Namespace) -> int:
     from .packed import pack_file
 
-    pack_file(Path(a.pool), Path(a.out), a.processes)
+    pack_file(Path(a.pool), Path(a.out), a.processes, a.even_only)
     return 0
 
 

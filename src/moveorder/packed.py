@@ -59,8 +59,7 @@ def game_moves(rec: Record) -> Tuple[np.ndarray, np.ndarray]:
     Refuses (``ValueError`` naming the game) a record with setup stones or White first, and
     a move the rules forbid.
     """
-    black, white = rec.start_points()
-    if black or white or rec.first_player != "B":
+    if not starts_empty(rec):
         raise ValueError(
             f"game {rec.id}: setup stones or White first; a packed game starts from the empty board with "
             "Black (train on the JSONL pool instead)"
@@ -163,12 +162,27 @@ def pack_pool(records: Sequence[Record], processes: int = 1) -> PackedPool:
     return concatenate(parts)
 
 
-def pack_file(pool: Path, out: Path, processes: int = 1) -> PackedPool:
+def starts_empty(rec: Record) -> bool:
+    """Whether a record starts from the empty board with Black (what a packed game must)."""
+    black, white = rec.start_points()
+    return not black and not white and rec.first_player == "B"
+
+
+def pack_file(pool: Path, out: Path, processes: int = 1, even_only: bool = False) -> PackedPool:
     """``moveorder pack-pool``: the JSONL pool ``pool`` packed into ``out`` (.npz).  A record that
-    cannot be packed is refused, naming the pool and the game, and nothing is written."""
+    cannot be packed is refused, naming the pool and the game, and nothing is written;
+    ``even_only``: the games with setup stones or White first (handicap games, as in the Fox pro
+    pool) are left out instead, and counted in the log.  Held-out games depend on a game's id
+    alone (:func:`moveorder.train.heldout_games`), so the games kept are held out as in the whole pool."""
     if Path(out).suffix != ".npz":
         raise ValueError(f"{out}: a packed pool is an .npz file")
     records = load_records(pool)
+    if even_only:
+        kept = [r for r in records if starts_empty(r)]
+        log.info(
+            "%s: %d of %d games left out (setup stones or White first)", pool, len(records) - len(kept), len(records)
+        )
+        records = kept
     try:
         packed = pack_pool(records, processes)
     except ValueError as err:
