@@ -65,11 +65,12 @@ train() {  # train DIR SECONDS ARGS...: one train-policy run, cut at SECONDS; it
     else  # cut: the last checkpoint's weights, as a model.pt
         python3 - "$WORK/$dir" "$OUT/$dir.pt" <<'EOF'
 import sys, torch
+from moveorder.networks import LeelaNet, save_checkpoint
 s = torch.load(sys.argv[1] + "/checkpoint.pt", weights_only=False, map_location="cpu")
 print("cut: the checkpoint of step", s["step"])
-c = s["config"]
-torch.save({"kind": "leelanet", "blocks": c["blocks"], "filters": c["filters"], "model": s["model"],
-            "metrics": {"step": s["step"], "cut": True}}, sys.argv[2])
+net = LeelaNet(s["config"]["blocks"], s["config"]["filters"])
+net.load_state_dict(s["model"])
+save_checkpoint(net, sys.argv[2], {"step": s["step"], "cut": True})
 EOF
     fi
 }

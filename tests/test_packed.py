@@ -8,14 +8,14 @@ import torch
 
 from helpers import capture_at_30, filler_moves, handicap_sgf, make_sgf
 from moveorder.cli import main
-from moveorder.packed import NEVER, PackedPool, PackedSampler, game_moves, pack_pool, pack_records
+from moveorder.packed import NEVER, PackedPool, PackedSampler, game_moves, pack_pool, pack_records, starts_empty
 from moveorder.records import load_records, read_sgf
 from moveorder.settings import TrainConfig
 from moveorder.train import PositionSampler, train
 
 
 def _from_empty(path):
-    return [r for r in load_records(path) if r.first_player == "B" and not any(r.start_points())]
+    return [r for r in load_records(path) if starts_empty(r)]
 
 
 def test_capture_numbers_follow_the_board():
