@@ -203,6 +203,13 @@ def test_a_cuda_device_torch_cannot_see_is_refused(pro2_pool, tmp_path, caplog, 
         ["infer", str(position), "-o", str(tmp_path / "o.sgf"), "--network", str(FIXTURE), "--device", "cuda"]
     )
     assert code == 2 and "--device cpu" in caplog.text
+    caplog.clear()
+    code = cli.main(
+        ["cross-level", "--network", "n", str(FIXTURE), "--heldout", "pro", str(pro2_pool), "--device", "cuda"]
+        + ["--table", str(tmp_path / "t.csv"), "--inference-table", str(tmp_path / "i.csv")]
+        + ["--markdown", str(tmp_path / "m.md")]
+    )
+    assert code == 2 and "--device cpu" in caplog.text and not (tmp_path / "t.csv").exists()
 
 
 @NO_CUDA

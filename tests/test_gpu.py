@@ -137,3 +137,9 @@ def test_float32_training_metrics_on_the_gpu_are_the_cpus_evaluation(pro2_pool, 
     assert np.isclose(
         row["top1_accuracy"], metrics["top1_accuracy"], atol=2 / metrics["positions"]
     )  # an argmax tie or two
+    # The cross-level table run on the GPU (moveorder cross-level --device cuda) is the CPU's, in float32.
+    on_gpu = heldout_table(
+        {"net": tmp_path / "net/model.pt"}, {"pro": pro2_pool}, cfg.heldout_fraction, cfg.seed, 500, device="cuda"
+    ).iloc[0]
+    assert on_gpu["mean_log_likelihood"] == pytest.approx(row["mean_log_likelihood"], abs=1e-5)
+    assert np.isclose(on_gpu["top1_accuracy"], row["top1_accuracy"], atol=2 / metrics["positions"])

@@ -401,6 +401,11 @@ def _cross_level_options(s: argparse.ArgumentParser) -> None:
         help="held-out positions per set (training's number)",
     )
     s.add_argument("--threads", type=_int_at_least(0), default=0, help="torch CPU threads; 0: torch's default")
+    s.add_argument(
+        "--device",
+        default="cpu",
+        help="where the networks run: cpu, cuda, cuda:1, ... (IEEE float32 on any; default: cpu)",
+    )
     s.add_argument("--table", required=True, help="CSV: network, set, held-out top-1 and log-likelihood")
     s.add_argument("--inference-table", required=True, help="CSV: LGM slope and share on/above y=x per run")
     s.add_argument("--markdown", required=True, help="both tables as markdown")
@@ -421,6 +426,7 @@ def cmd_cross_level(a: argparse.Namespace) -> int:
         Path(a.markdown),
         positions=a.positions,
         threads=a.threads,
+        device=a.device,
     )
     for r in held.itertuples():
         log.info(

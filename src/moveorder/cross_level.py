@@ -19,11 +19,12 @@ measures.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import pandas as pd
 import torch
 
+from . import devices
 from .metrics import summarize
 from .networks import load_policy
 from .records import load_records
@@ -37,13 +38,20 @@ def trained_on(network: str) -> str:
 
 
 def heldout_table(
-    networks: Dict[str, Path], pools: Dict[str, Path], fraction: float, seed: int, positions: int = 20000
+    networks: Dict[str, Path],
+    pools: Dict[str, Path],
+    fraction: float,
+    seed: int,
+    positions: int = 20000,
+    device: Optional[str] = "cpu",
 ) -> pd.DataFrame:
     """One row per (network, set): accuracy on the set's held-out games (training's split and sample).
 
     A network is any file :func:`moveorder.networks.load_policy` reads (a shipped network's name too).
+    ``device``: where the networks run (:func:`moveorder.devices.resolve`; None: a GPU if torch sees
+    one); IEEE float32 on any device (:func:`moveorder.train.evaluate`).
     """
-    device = torch.device("cpu")
+    device = devices.resolve(device)
     samplers = {}
     for s, pool in pools.items():
         _, held = split_games(load_records(pool), fraction, seed)
@@ -51,7 +59,7 @@ def heldout_table(
     rows = []
     for name, path in networks.items():
         # Channels-last, as training evaluates: the same convolution kernels, the same numbers.
-        net = load_policy(path).to(memory_format=torch.channels_last)
+        net = load_policy(path).to(device=device, memory_format=torch.channels_last)
         for s, (games, sampler) in samplers.items():
             m = evaluate(net, sampler, positions, device, seed)
             rows.append(
@@ -136,11 +144,12 @@ def write_tables(
     markdown_path: Path,
     positions: int = 20000,
     threads: int = 0,
+    device: Optional[str] = "cpu",
 ) -> Tuple[pd.DataFrame, pd.DataFrame]:
     """Both tables (CSV) and their markdown; ``threads``: torch CPU threads (0: torch's default)."""
     if threads:
         torch.set_num_threads(threads)
-    held = heldout_table(networks, pools, fraction, seed, positions)
+    held = heldout_table(networks, pools, fraction, seed, positions, device)
     inf = inference_table(inferred)
     for path in (table, inference_path, markdown_path):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
