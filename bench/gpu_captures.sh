@@ -25,6 +25,13 @@
 #   {pro,kgs}-heldout.jsonl                       the held-out games of data/pool/SET.jsonl (and one more,
 #                                                 so that the split holds out exactly these)
 # and .whl/sgfmill-*.whl (the one dependency the device image lacks).
+# The lease it was written for (H200, docs/benchmarks.md "A third GPU lease"): `PROCS=14 bash
+# bench/gpu_captures.sh` (425 s), then on the warm machine `PROCS=14 LENGTHS_B= TRAIN_SECONDS=230
+# INFER_SECONDS=40 SCORE_SECONDS=230 KATAGO_TUNING=cpu-tune.txt bash bench/gpu_captures.sh` (273 s:
+# the training resumed from its checkpoint, A's inference resumed as done, scoring with the CPU's
+# tuning). Learned there: 14 CPU-bound inference processes starve the training loop (12 steps a
+# second against 62 beside nothing), and KataGo's own OpenCL tuning did not finish in 200 s on the
+# loaded machine: next time tune first, alone, and train alone.
 # To check the script on a CPU (no GPU figures then): DEVICE=cpu PROCS=2 SHARD=1 GAMES=2 LENGTHS_A=40
 # LENGTHS_B=40 NET_B=tygem INIT= BLOCKS=1 FILTERS=8 BATCH=32 TRAIN_STEPS=3 POSITIONS=200
 # KATAGO_TUNING=tools/katago/opencl-tune.txt (KataGo on pocl, with the CPU's tuning instead of its tuner).
@@ -90,8 +97,18 @@ np.savez(w + '/tygem.npz', **{a: np.load(f'{w}/{a}.npy') for a in ('ids', 'offse
         nets=(--network tygem tygem)
         if [ -f "$WORK/tygem/metrics.json" ]; then
             cp "$WORK/tygem/model.pt" "$WORK/res/tygem-6x128-more.pt"
-            nets+=(--network tygem-6x128-more "$WORK/tygem/model.pt")
+        elif [ -f "$WORK/tygem/checkpoint.pt" ]; then  # cut: the last checkpoint's weights, as a model.pt
+            python3 -c "
+import sys, torch
+from moveorder.networks import LeelaNet, save_checkpoint
+s = torch.load(sys.argv[1], weights_only=False, map_location='cpu')
+net = LeelaNet(s['config']['blocks'], s['config']['filters'])
+net.load_state_dict(s['model'])
+save_checkpoint(net, sys.argv[2], {'step': s['step'], 'cut': True})
+print('cut: the checkpoint of step', s['step'])
+" "$WORK/tygem/checkpoint.pt" "$WORK/res/tygem-6x128-more.pt"
         fi
+        [ -f "$WORK/res/tygem-6x128-more.pt" ] && nets+=(--network tygem-6x128-more "$WORK/res/tygem-6x128-more.pt")
         [ "$BLOCKS" = 6 ] && nets+=(--network tygem-6x128 tygem-6x128)
         mo cross-level "${nets[@]}" --positions "$POSITIONS" --heldout pro "$BUNDLE/pro-heldout.jsonl" \
             --heldout kgs "$BUNDLE/kgs-heldout.jsonl" --device "$DEVICE" --seed "$SEED" \
@@ -157,7 +174,8 @@ xargs -P "$PROCS" -L 1 bash -c '
         --trials 5 --init greedy --neighbour mix --t-start 1.0 --t-end 0.1 --schedule geometric \
         --seed "$SEED" --chunk 20 --precision float32 --method beam --beam-width 32 --beam-future 1 \
         --patience 2 --device "$DEVICE" --quiet > "$2.log" 2>&1
-    echo "$0 $(basename "$(dirname "$2")")/$(basename "$2"): exit $?, $(($(date +%s) - t)) s, done at $(($(date +%s) - '"$T0"')) s"
+    rc=$?
+    echo "$0 $(basename "$(dirname "$2")")/$(basename "$2"): exit $rc, $(($(date +%s) - t)) s, done at $(($(date +%s) - '"$T0"')) s"
 ' < "$shards.sorted" > "$WORK/shards.log" 2>&1 &
 infer_pid=$!
 
