@@ -205,6 +205,32 @@ def test_the_gpu_tygem_config_trains_from_the_packed_pool(tmp_path):
     assert "--blocks 6 --filters 128 --steps 14000 --batch-size 1024 --lr 0.002 --warmup-steps 300" in trains[0]
 
 
+def test_the_gpu_finetune_config_tunes_the_shipped_6x128_on_each_levels_even_openings(tmp_path):
+    """config/finetune-gpu.yaml (issue 24): the Fox pro and KGS pools packed without their handicap games, the
+    shipped tygem-6x128 fine-tuned on their first 60 moves, each set inferred with its own at W 512; even_only
+    without packed is refused with the reason."""
+    cmds = planned_commands(
+        tmp_path, "--configfile", str(REPO / "config/finetune-gpu.yaml"), "--config", f"mirror={MIRROR}"
+    )
+    packs = sorted(c for c in cmds if c.startswith("moveorder pack-pool"))
+    assert len(packs) == 2 and all("--even-only" in c for c in packs)
+    assert "--pool data/pool/kgs.jsonl --out data/pool/kgs.npz" in packs[0]
+    trains = [c for c in cmds if c.startswith("moveorder train-policy")]
+    assert len(trains) == 2 and all("--init tygem-6x128 " in c and "--max-move 60" in c for c in trains)
+    assert all(
+        "--blocks 6 --filters 128 --steps 800 --batch-size 256 --lr 0.001 --warmup-steps 50" in c for c in trains
+    )
+    assert {c.split("--pool ")[1].split()[0] for c in trains} == {"data/pool/pro.npz", "data/pool/kgs.npz"}
+    infers = [c for c in cmds if c.startswith("moveorder infer-set")]
+    assert len(infers) == 4 and all("--method beam --beam-width 512" in c for c in infers)
+    assert all(f"trained-{s}/model.pt" in c for c in infers for s in ("pro", "kgs") if f"arrangements/{s}/" in c)
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text(yaml.safe_dump({"training": {"even_only": True}}))
+    out = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
+    assert out.returncode != 0 and "training.even_only" in out.stdout + out.stderr
+    assert "needs training.packed: true" in out.stdout + out.stderr
+
+
 def test_the_long_config_selects_games_capture_free_to_its_longest_length(tmp_path):
     """config/long.yaml (issue 25): games qualified capture-free to move 100, clipped to 60, 80, 100; its
     methods sweep at those lengths; a length beyond the filter, or a sweep at a length not selected, is

@@ -25,6 +25,10 @@ for _n in config["training"].get("cross_lengths", []):
     if int(_n) not in [int(n) for n in config["selection"]["lengths"]]:
         raise ValueError(f"config: training.cross_lengths has {_n}, which is not one of selection.lengths")
 
+if config["training"]["even_only"] and not config["training"]["packed"]:
+    raise ValueError("config: training.even_only leaves the handicap games out of a packed pool; it needs "
+                     "training.packed: true (the JSONL pool trains on every game)")
+
 # `policy.network: own-level`: each set is inferred with the network trained on its own pool.
 OWN_LEVEL = "own-level"
 if config["policy"]["network"] == OWN_LEVEL:

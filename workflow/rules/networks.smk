@@ -26,10 +26,13 @@ rule pack_pool:
     threads: config["threads"]["train"]
     conda:
         "../../envs/moveorder.yaml"
+    params:
+        even="--even-only" if config["training"]["even_only"] else "",
     log:
         "logs/networks/pack-{dataset}.log",
     shell:
-        "moveorder pack-pool --pool {input:q} --out {output:q} --processes {threads} --quiet > {log:q} 2>&1"
+        "moveorder pack-pool --pool {input:q} --out {output:q} --processes {threads} {params.even} --quiet "
+        "> {log:q} 2>&1"
 
 
 rule train_policy:
