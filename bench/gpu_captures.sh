@@ -68,7 +68,6 @@ fi
 exec > >(tee -a "$OUT/log.txt") 2>&1
 T0=$(date +%s)
 stamp() { echo "[$(($(date +%s) - T0)) s] $*"; }
-mo() { python3 -m moveorder.cli "$@"; }
 date -u
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null
 python3 -c "import torch; print('torch', torch.__version__, torch.cuda.is_available() and torch.cuda.get_device_name(0))"
@@ -98,20 +97,12 @@ np.savez(w + '/tygem.npz', **{a: np.load(f'{w}/{a}.npy') for a in ('ids', 'offse
         if [ -f "$WORK/tygem/metrics.json" ]; then
             cp "$WORK/tygem/model.pt" "$WORK/res/tygem-6x128-more.pt"
         elif [ -f "$WORK/tygem/checkpoint.pt" ]; then  # cut: the last checkpoint's weights, as a model.pt
-            python3 -c "
-import sys, torch
-from moveorder.networks import LeelaNet, save_checkpoint
-s = torch.load(sys.argv[1], weights_only=False, map_location='cpu')
-net = LeelaNet(s['config']['blocks'], s['config']['filters'])
-net.load_state_dict(s['model'])
-save_checkpoint(net, sys.argv[2], {'step': s['step'], 'cut': True})
-print('cut: the checkpoint of step', s['step'])
-" "$WORK/tygem/checkpoint.pt" "$WORK/res/tygem-6x128-more.pt"
+            python3 bench/cut_checkpoint.py "$WORK/tygem/checkpoint.pt" "$WORK/res/tygem-6x128-more.pt"
         fi
         [ -f "$WORK/res/tygem-6x128-more.pt" ] && nets+=(--network tygem-6x128-more "$WORK/res/tygem-6x128-more.pt")
         [ "$BLOCKS" = 6 ] && nets+=(--network tygem-6x128 tygem-6x128)
-        mo cross-level "${nets[@]}" --positions "$POSITIONS" --heldout pro "$BUNDLE/pro-heldout.jsonl" \
-            --heldout kgs "$BUNDLE/kgs-heldout.jsonl" --device "$DEVICE" --seed "$SEED" \
+        python3 -m moveorder.cli cross-level "${nets[@]}" --positions "$POSITIONS" \
+            --heldout pro "$BUNDLE/pro-heldout.jsonl" --heldout kgs "$BUNDLE/kgs-heldout.jsonl" --device "$DEVICE" --seed "$SEED" \
             --table "$WORK/res/heldout.csv" --inference-table "$WORK/res/heldout-inf.csv" \
             --markdown "$WORK/res/heldout.md" > "$WORK/cross.log" 2>&1
         stamp "T: cross-level exit $?"

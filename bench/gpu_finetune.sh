@@ -63,15 +63,7 @@ train() {  # train DIR SECONDS ARGS...: one train-policy run, cut at SECONDS; it
         cp "$WORK/$dir/model.pt" "$OUT/$dir.pt"
         python3 -c "import json; m=json.load(open('$WORK/$dir/metrics.json')); print('$dir', {k: m.get(k) for k in ('top1_accuracy','mean_log_likelihood','positions','steps','steps_per_second','seconds')})"
     else  # cut: the last checkpoint's weights, as a model.pt
-        python3 - "$WORK/$dir" "$OUT/$dir.pt" <<'EOF'
-import sys, torch
-from moveorder.networks import LeelaNet, save_checkpoint
-s = torch.load(sys.argv[1] + "/checkpoint.pt", weights_only=False, map_location="cpu")
-print("cut: the checkpoint of step", s["step"])
-net = LeelaNet(s["config"]["blocks"], s["config"]["filters"])
-net.load_state_dict(s["model"])
-save_checkpoint(net, sys.argv[2], {"step": s["step"], "cut": True})
-EOF
+        python3 bench/cut_checkpoint.py "$WORK/$dir/checkpoint.pt" "$OUT/$dir.pt"
     fi
 }
 
