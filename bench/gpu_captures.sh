@@ -123,7 +123,9 @@ if [ -z "$KATAGO_SKIP" ]; then
         icd=$(find / -xdev -name 'libnvidia-opencl.so*' 2>/dev/null | head -n 1)
         [ -z "$icd" ] && icd=$(find /usr/local/nvidia /usr/lib* -name 'libnvidia-opencl.so*' 2>/dev/null | head -n 1)
         echo "NVIDIA OpenCL: ${icd:-none found}"
-        if [ -n "$icd" ] && [ ! -d /etc/OpenCL/vendors ]; then
+        # NVIDIA's alone, always: the lent image's /etc/OpenCL/vendors lists pocl and not NVIDIA, so with the
+        # old condition here ("no vendors folder") the third lease's KataGo ran on the CPU (fourth lease).
+        if [ -n "$icd" ]; then
             mkdir -p "$K/vendors" && echo "$icd" > "$K/vendors/nvidia.icd"
             echo "export OCL_ICD_VENDORS=$K/vendors" > "$K/env"
         fi

@@ -128,3 +128,46 @@ def test_sequences_with_captures_are_scored_and_unanswered_positions_left_out(en
         and out["rows"][0]["loss_actual"] == out["rows"][0]["loss_inferred"]
     )
     assert out["positions"] == 2 * 15 and len(out["moves"]) == 28
+
+
+# KataGo's stderr lines as two real machines wrote them (the project's 2-core AMD EPYC with pocl, and a lent
+# H200 through NVIDIA's OpenCL), cut after their first extension.
+POCL_LINE = (
+    "Using OpenCL Device 0: pthread-haswell-AMD EPYC (AuthenticAMD) OpenCL 3.0 PoCL HSTR: "
+    "pthread-x86_64-pc-linux-gnu-haswell (Extensions: cl_khr_byte_addressable_store"
+)
+NVIDIA_LINE = (
+    "Using OpenCL Device 0: NVIDIA H200 (NVIDIA Corporation) OpenCL 3.0 CUDA "
+    "(Extensions: cl_khr_global_int32_base_atomics"
+)
+
+
+def test_the_opencl_device_is_read_from_katagos_stderr():
+    from moveorder.katago import is_cpu_device, opencl_device
+
+    assert opencl_device("KataGo v1.18.1\n" + POCL_LINE + "\nStarted\n") == "pthread-haswell-AMD EPYC (AuthenticAMD)"
+    assert opencl_device(NVIDIA_LINE) == "NVIDIA H200 (NVIDIA Corporation)"
+    assert opencl_device(POCL_LINE + "\n" + NVIDIA_LINE + "\n") == "NVIDIA H200 (NVIDIA Corporation)"  # the last
+    assert opencl_device("KataGo v1.18.1\nStarted, ready to begin handling requests\n") is None
+    assert is_cpu_device("pthread-haswell-AMD EPYC (AuthenticAMD)")
+    assert is_cpu_device("cpu-skylake-avx512-Intel(R) Xeon(R) Processor (GenuineIntel)")
+    assert not is_cpu_device("NVIDIA H200 (NVIDIA Corporation)")
+
+
+@pytest.mark.parametrize("gpu", [False, True])
+def test_katago_on_the_cpu_beside_a_gpu_is_named_and_warned_about(tmp_path, caplog, gpu):
+    """The real KataGo on this machine's pocl: the stats name the device it used; a job that has a GPU (told
+    so here) but whose KataGo ran on the CPU's OpenCL device gets a warning saying how to give it the GPU."""
+    from moveorder.scoring import score_file, write_scores
+    from moveorder.settings import ScoreConfig
+
+    row = {"set": "t", "id": "g", "n": 2, "lgm": 0.2, "actual_lgm": 0.1, "exact_match": False}
+    (tmp_path / "r.jsonl").write_text(json.dumps({**row, "actual": ["pd", "dp"], "inferred": ["dp", "pd"]}) + "\n")
+    cfg = ScoreConfig(visits=2, threads=1, tuning="cpu")
+    with caplog.at_level("WARNING", logger="moveorder.scoring"):
+        out, settings = score_file(tmp_path / "r.jsonl", KATAGO, SMALL, tmp_path / "kg", cfg, KATAGO_TUNER, gpu=gpu)
+    write_scores(out, tmp_path / "t.csv", tmp_path / "m.csv", tmp_path / "s.json", settings)
+    device = json.loads((tmp_path / "s.json").read_text())["katago_device"]
+    assert device and device.startswith(("pthread-", "cpu-")), device
+    warned = [r.getMessage() for r in caplog.records if "OCL_ICD_VENDORS" in r.getMessage()]
+    assert len(warned) == (1 if gpu else 0) and (not gpu or device in warned[0]), warned

@@ -31,6 +31,12 @@ file :mod:`moveorder.katago_install` writes (KataGo's own tuning takes over 20
 minutes there); on a GPU none, so KataGo tunes for that GPU (once, kept in its
 home folder), or a tuning file of the user's.
 
+:func:`opencl_device` reads which OpenCL device KataGo chose from its stderr log.  The device is
+KataGo's choice among the platforms the OpenCL loader lists, not ours: on a machine whose
+``/etc/OpenCL/vendors`` names pocl and not the GPU's driver (the lent H200s of this project: NVIDIA's
+``libnvidia-opencl.so`` installed, no ``nvidia.icd``), KataGo runs on the CPU beside an idle GPU,
+about 40 times slower (70 positions a second against 2,600 at 2 visits, b6c96).
+
 :func:`analysis_config` writes the settings that make a search repeatable:
 ``nnRandomize = false``, a fixed ``nnRandSeed``, ``wideRootNoise = 0`` and
 ``reportAnalysisWinratesAs = SIDETOMOVE`` (so every score lead is from the
@@ -46,6 +52,7 @@ import json
 import logging
 import os
 import queue
+import re
 import subprocess
 import threading
 import time
@@ -72,6 +79,23 @@ def opencl_tuning(tuning: str, cpu_tuner: Optional[Path], gpu: bool) -> Optional
     if tuning in ("auto", "katago"):
         return None
     return Path(tuning)
+
+
+_DEVICE_LINE = re.compile(r"Using OpenCL Device \d+: (.*?)(?= OpenCL \d|$)", re.MULTILINE)
+
+
+def opencl_device(stderr_text: str) -> Optional[str]:
+    """The OpenCL device KataGo last said it uses (``Using OpenCL Device 0: NAME (VENDOR) OpenCL ...``
+    in its stderr), as ``NAME (VENDOR)``; None where there is no such line (a CUDA, TensorRT or Eigen
+    build, or a process that has not started its network yet)."""
+    found = _DEVICE_LINE.findall(stderr_text)
+    return found[-1].strip() if found else None
+
+
+def is_cpu_device(device: str) -> bool:
+    """Whether an OpenCL device named as :func:`opencl_device` gives it is pocl's CPU device
+    (``pthread-haswell-AMD EPYC ...``, ``cpu-skylake-avx512-Intel(R) Xeon(R) ...``)."""
+    return device.startswith(("pthread-", "cpu-"))
 
 
 def analysis_config(

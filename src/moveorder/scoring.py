@@ -25,6 +25,8 @@ from .katago import (
     KataGoEngine,
     analysis_config,
     default_env,
+    is_cpu_device,
+    opencl_device,
     opencl_tuning,
     position_key,
 )
@@ -149,7 +151,9 @@ def write_scores(
     if stats:
         Path(stats).write_text(
             json.dumps(
-                {k: out[k] for k in ("positions", "unique", "analysed", "seconds")} | {"settings": settings}, indent=2
+                {k: out[k] for k in ("positions", "unique", "analysed", "seconds")}
+                | {"katago_device": out.get("katago_device"), "settings": settings},
+                indent=2,
             )
             + "\n"
         )
@@ -214,4 +218,24 @@ def score_file(
             clamp=cfg.clamp,
             progress=progress,
         )
+    out["katago_device"] = katago_devices(work, gpu)
     return out, settings
+
+
+def katago_devices(work: Path, gpu: bool) -> Optional[str]:
+    """The OpenCL devices KataGo's processes used (from their stderr logs in ``work``), comma-separated;
+    None where no log names one.  On a machine with a GPU, a CPU device is logged as a warning: KataGo's
+    OpenCL loader sees no GPU platform there (see :mod:`moveorder.katago`)."""
+    names = set()
+    for path in sorted(Path(work).glob("stderr-*.log")):
+        name = opencl_device(path.read_text(encoding="utf-8", errors="replace"))
+        if name:
+            names.add(name)
+    if gpu and any(is_cpu_device(n) for n in names):
+        log.warning(
+            "KataGo ran on the CPU's OpenCL device (%s) on a machine with a GPU: its OpenCL loader lists no GPU "
+            "platform. Point OCL_ICD_VENDORS at a folder holding a .icd file that names the GPU's OpenCL "
+            "library (NVIDIA's: libnvidia-opencl.so.1), or use a CUDA build of KataGo",
+            ", ".join(sorted(names)),
+        )
+    return ", ".join(sorted(names)) or None
