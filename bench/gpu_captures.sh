@@ -44,8 +44,8 @@ WORK=${WORK:-/tmp/cap}
 PROCS=${PROCS:-14}
 SHARD=${SHARD:-10}
 GAMES=${GAMES:-100}
-LENGTHS_A=${LENGTHS_A:-100 80 60 40}
-LENGTHS_B=${LENGTHS_B:-100}
+LENGTHS_A=${LENGTHS_A-100 80 60 40}  # empty: none
+LENGTHS_B=${LENGTHS_B-100}  # empty: none
 TRAIN_STEPS=${TRAIN_STEPS:-20000}
 INIT=${INIT-tygem-6x128}
 BLOCKS=${BLOCKS:-6}
@@ -60,18 +60,8 @@ SCORE_SECONDS=${SCORE_SECONDS:-150}
 SCORE_PROCS=${SCORE_PROCS:-2}
 KATAGO_SKIP=${KATAGO_SKIP:-}
 SEED=20231128
-export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/src
-if ! python3 -c "import sgfmill" 2>/dev/null; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 1
-    export PYTHONPATH=$PYTHONPATH:/tmp/site
-fi
-exec > >(tee -a "$OUT/log.txt") 2>&1
-T0=$(date +%s)
-stamp() { echo "[$(($(date +%s) - T0)) s] $*"; }
-date -u
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null
-python3 -c "import torch; print('torch', torch.__version__, torch.cuda.is_available() and torch.cuda.get_device_name(0))"
-echo "cores: $(nproc)"
+. bench/gpu_lib.sh
+device_start
 mkdir -p "$WORK"/kg "$WORK"/inf "$WORK"/res
 
 # --- T: training, in the background ----------------------------------------------------------------
@@ -115,22 +105,7 @@ fi
 if [ -z "$KATAGO_SKIP" ]; then
     (
         K=$WORK/kg
-        xz -dc "$BUNDLE/katago.xz" > "$K/katago.bin" && chmod +x "$K/katago.bin"
-        cp "$BUNDLE/libzip.so.4" "$BUNDLE/libOpenCL.so.1" "$K/"
-        printf '#!/bin/sh\nexport LD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"\nexec "%s/katago.bin" "$@"\n' "$K" "$K" > "$K/katago"
-        chmod +x "$K/katago"
-        ls /etc/OpenCL/vendors 2>/dev/null
-        icd=$(find / -xdev -name 'libnvidia-opencl.so*' 2>/dev/null | head -n 1)
-        [ -z "$icd" ] && icd=$(find /usr/local/nvidia /usr/lib* -name 'libnvidia-opencl.so*' 2>/dev/null | head -n 1)
-        echo "NVIDIA OpenCL: ${icd:-none found}"
-        # NVIDIA's alone, always: the lent image's /etc/OpenCL/vendors lists pocl and not NVIDIA, so with the
-        # old condition here ("no vendors folder") the third lease's KataGo ran on the CPU (fourth lease).
-        if [ -n "$icd" ]; then
-            mkdir -p "$K/vendors" && echo "$icd" > "$K/vendors/nvidia.icd"
-            echo "export OCL_ICD_VENDORS=$K/vendors" > "$K/env"
-        fi
-        [ -f "$K/env" ] && . "$K/env"
-        touch "$K/empty.cfg"
+        katago_unpack "$K" "$BUNDLE"
         t=$(date +%s)
         if [ -n "$KATAGO_TUNING" ]; then cp "$KATAGO_TUNING" "$K/tune.txt"; exit 0; fi
         timeout 200 "$K/katago" tuner -config "$K/empty.cfg" -model "$BUNDLE/g170-b6c96-s175395328-d26788732.bin.gz" \

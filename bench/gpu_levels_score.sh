@@ -12,9 +12,10 @@
 #      the scoring of config/captures.yaml's full-size inference (the third lease's 8 tables, 800
 #      arrangements) with one KataGo process whose SCORE_THREADS analysis threads share its network
 #      cache and batches (`moveorder score --shared-cache`; the third lease's 16 one-position processes
-#      analysed 66 positions a second).  All 8 tables are sent as one file so that KataGo sees one
+#      analysed 66 positions a second, on the CPU as it turned out).  All 8 tables are sent as one file so that KataGo sees one
 #      queue; the cache (one line an analysed position) is what comes back, and each table is then
-#      scored from it on the CPU.  The cache starts from the third lease's 15,193 analyses.
+#      scored from it on the CPU.  The cache starts from CACHE (default: the bundle's, the third
+#      lease's 15,193 analyses; empty: none).
 #
 # Run from the repository root on the device machine, with BUNDLE (ignored by git) made here:
 #   katago.xz libzip.so.4 libOpenCL.so.1 g170-b6c96-s175395328-d26788732.bin.gz   as in gpu_captures.sh
@@ -23,6 +24,12 @@
 #   A-{pro,kgs}-{40,60,80,100}.jsonl   the third lease's captures inference tables
 #   cache.jsonl.xz                the third lease's KataGo cache of those tables (2 visits, b6c96)
 # and .whl/sgfmill-*.whl.
+# The lease it was written for (H200, docs/benchmarks.md "A fourth GPU lease" and "The full size scored"):
+# `STEPS=2000 TRAIN_SECONDS=400 TUNE_SECONDS=150 SCORE_UNTIL=480 bash bench/gpu_levels_score.sh` (245 s:
+# F finished; S's KataGo ran on pocl, the image listing no NVIDIA ICD, and the one-file scoring hit an id
+# that two lengths share), then `STEPS=0 TUNE_SECONDS=100 SCORE_UNTIL=270` (both mended: S on the GPU,
+# KataGo's tuner cut at 100 s), then `STEPS=0 CACHE= KATAGO_TUNING=gpu/lease4/cpu-tune.txt
+# SCORE_UNTIL=90` (all 43,642 positions from an empty cache on the GPU, 17 s).
 # To check the script on a CPU (no GPU figures then): DEVICE=cpu STEPS=3 BATCH=16 POSITIONS=200 INIT=
 # BLOCKS=1 FILTERS=8 KATAGO_TUNING=tools/katago/opencl-tune.txt SCORE_THREADS=2 SCORE_BATCH=2.
 set -u
@@ -46,18 +53,8 @@ KATAGO_TUNING=${KATAGO_TUNING:-}
 CACHE=${CACHE-$BUNDLE/cache.jsonl.xz}  # the KataGo cache to start from; empty: none
 SEED=20231128
 MODEL=g170-b6c96-s175395328-d26788732.bin.gz
-export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/src
-if ! python3 -c "import sgfmill" 2>/dev/null; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 1
-    export PYTHONPATH=$PYTHONPATH:/tmp/site
-fi
-exec > >(tee -a "$OUT/log.txt") 2>&1
-T0=$(date +%s)
-stamp() { echo "[$(($(date +%s) - T0)) s] $*"; }
-date -u
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null
-python3 -c "import torch; print('torch', torch.__version__, torch.cuda.is_available() and torch.cuda.get_device_name(0))"
-echo "cores: $(nproc)"
+. bench/gpu_lib.sh
+device_start
 rm -rf "$WORK"
 mkdir -p "$WORK"/kg "$WORK"/res
 
@@ -101,17 +98,7 @@ f_pid=
 
 # --- S: KataGo, tuned alone, then the captures tables' scoring ------------------------------------------
 K=$WORK/kg
-xz -dc "$BUNDLE/katago.xz" > "$K/katago.bin" && chmod +x "$K/katago.bin"
-cp "$BUNDLE/libzip.so.4" "$BUNDLE/libOpenCL.so.1" "$K/"
-printf '#!/bin/sh\nexport LD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"\nexec "%s/katago.bin" "$@"\n' "$K" "$K" > "$K/katago"
-chmod +x "$K/katago"
-icd=$(find / -xdev -name 'libnvidia-opencl.so*' 2>/dev/null | head -n 1)
-echo "NVIDIA OpenCL: ${icd:-none found}"
-if [ -n "$icd" ]; then  # NVIDIA's alone: the image's /etc/OpenCL/vendors also lists pocl (the CPU) first
-    mkdir -p "$K/vendors" && echo "$icd" > "$K/vendors/nvidia.icd"
-    export OCL_ICD_VENDORS=$K/vendors
-fi
-touch "$K/empty.cfg"
+katago_unpack "$K" "$BUNDLE"
 if [ -n "$KATAGO_TUNING" ]; then
     cp "$KATAGO_TUNING" "$K/tune.txt"
 else
