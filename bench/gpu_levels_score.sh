@@ -80,21 +80,23 @@ finetune() {  # finetune SET
     fi
 }
 f_pid=
-[ "$STEPS" != 0 ] && (
-    finetune pro &
-    finetune kgs &
-    wait
-    nets=()
-    for s in pro kgs; do [ -f "$WORK/res/$s-ft.pt" ] && nets+=(--network "$s-ft" "$WORK/res/$s-ft.pt"); done
-    [ "$BLOCKS" = 6 ] && nets+=(--network tygem-6x128 tygem-6x128)
-    t=$(date +%s)
-    python3 -m moveorder.cli cross-level "${nets[@]}" --positions "$POSITIONS" \
-        --heldout pro "$BUNDLE/pro-heldout.jsonl" --heldout kgs "$BUNDLE/kgs-heldout.jsonl" --device "$DEVICE" \
-        --seed "$SEED" --table "$WORK/res/heldout.csv" --inference-table "$WORK/res/heldout-inf.csv" --markdown "$WORK/res/heldout.md" > "$WORK/res/cross.log" 2>&1
-    stamp "F: cross-level exit $?, $(($(date +%s) - t)) s"
-    cat "$WORK/res/heldout.csv"
-) &
-[ "$STEPS" != 0 ] && f_pid=$!
+if [ "$STEPS" != 0 ]; then
+    (
+        finetune pro &
+        finetune kgs &
+        wait
+        nets=()
+        for s in pro kgs; do [ -f "$WORK/res/$s-ft.pt" ] && nets+=(--network "$s-ft" "$WORK/res/$s-ft.pt"); done
+        [ "$BLOCKS" = 6 ] && nets+=(--network tygem-6x128 tygem-6x128)
+        t=$(date +%s)
+        python3 -m moveorder.cli cross-level "${nets[@]}" --positions "$POSITIONS" \
+            --heldout pro "$BUNDLE/pro-heldout.jsonl" --heldout kgs "$BUNDLE/kgs-heldout.jsonl" --device "$DEVICE" \
+            --seed "$SEED" --table "$WORK/res/heldout.csv" --inference-table "$WORK/res/heldout-inf.csv" --markdown "$WORK/res/heldout.md" > "$WORK/res/cross.log" 2>&1
+        stamp "F: cross-level exit $?, $(($(date +%s) - t)) s"
+        cat "$WORK/res/heldout.csv"
+    ) &
+    f_pid=$!
+fi
 
 # --- S: KataGo, tuned alone, then the captures tables' scoring ------------------------------------------
 K=$WORK/kg

@@ -30,7 +30,9 @@ katago_unpack() {
     cp "$bundle/libzip.so.4" "$bundle/libOpenCL.so.1" "$k/"
     printf '#!/bin/sh\nexport LD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"\nexec "%s/katago.bin" "$@"\n' "$k" "$k" > "$k/katago"
     chmod +x "$k/katago"
+    echo "OpenCL vendors listed: $(ls /etc/OpenCL/vendors 2>/dev/null | tr '\n' ' ')"
     icd=$(find / -xdev -name 'libnvidia-opencl.so*' 2>/dev/null | head -n 1)
+    [ -z "$icd" ] && icd=$(find /usr/local/nvidia /usr/lib* -name 'libnvidia-opencl.so*' 2>/dev/null | head -n 1)
     echo "NVIDIA OpenCL: ${icd:-none found}"
     : > "$k/env"
     if [ -n "$icd" ]; then
