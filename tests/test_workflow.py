@@ -28,6 +28,18 @@ def test_bad_config_is_rejected_with_reason(tmp_path):
     assert proc.returncode != 0 and "config: katago: max_batch > 1 needs shared_cache" in proc.stdout + proc.stderr
 
 
+def test_a_mirror_is_read_from_the_working_directory(tmp_path):
+    """Each configuration in its own folder (``--directory``): a relative mirror that is not there is refused
+    before any job runs, naming the folder it was looked for from; the absolute one plans the downloads."""
+    workdir = tmp_path / "runs" / "long"
+    proc = run_snakemake(workdir, "-n", "data", "--config", "mirror=../shared/data/mirror", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "config: mirror '../shared/data/mirror' is not a folder" in out
+    assert str(workdir) in out
+    proc = run_snakemake(workdir, "-n", "data", "--config", f"mirror={MIRROR}")
+    assert "download" in proc.stdout and not (workdir / "data").exists()
+
+
 def test_local_dataset_end_to_end(tmp_path):
     games = tmp_path / "mygames"
     games.mkdir()

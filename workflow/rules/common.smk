@@ -76,6 +76,15 @@ def url_spec(dataset, filename):
     raise ValueError(f"dataset {dataset!r} has no URL ending in {filename!r}")
 
 
+# The offline mirror is read by jobs that run in the working directory (`--directory`), so a
+# relative `mirror` is taken from there; a folder that is not there is refused before any job runs.
+if config.get("mirror") and not os.path.isdir(config["mirror"]):
+    raise ValueError(
+        f"config: mirror {config['mirror']!r} is not a folder, seen from the working directory "
+        f"{os.getcwd()!r} (a relative mirror is read from there: with --directory, give an absolute path)"
+    )
+
+
 def mirror_option():
     return f"--mirror {config['mirror']!r}" if config.get("mirror") else ""
 
