@@ -22,6 +22,7 @@ VERBS = [
     "infer",
     "install-katago",
     "score",
+    "analyse-actual",
     "report",
     "sweep-summary",
 ]

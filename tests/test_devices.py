@@ -349,8 +349,10 @@ def test_the_workflow_hands_katago_tuning_to_every_scoring_job(tmp_path):
     cfg = {"sets": ["pro"], "mirror": str(MIRROR), "training": {"sets": ["pro"]}, "policy": {"network": "trained-pro"}}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg | {"katago": {"tuning": "/opt/my tune.txt"}}))
     proc = run_snakemake(tmp_path, "-n", "-p", "--configfile", str(tmp_path / "c.yaml"))
-    scores = [line for line in (proc.stdout + proc.stderr).splitlines() if "moveorder score " in line]
-    assert scores and all("--tuning '/opt/my tune.txt'" in line for line in scores)
+    lines = (proc.stdout + proc.stderr).splitlines()
+    scores = [line for line in lines if "moveorder score " in line or "moveorder analyse-actual " in line]
+    assert len(scores) > 1 and all("--tuning '/opt/my tune.txt'" in line for line in scores)
+    assert any("moveorder analyse-actual " in line for line in scores)
 
 
 # --- 9. the SLURM GPU profile: a GPU partition per GPU rule --------------------------------------------
@@ -364,7 +366,7 @@ def test_the_gpu_profile_sends_gpu_rules_to_a_gpu_partition():
     per_rule = profile["set-resources"]
     assert set(per_rule) <= rules, set(per_rule) - rules
     gpu_rules = {r for r, res in per_rule.items() if res.get("gpu")}
-    assert gpu_rules == {"train_policy", "infer", "score"}
+    assert gpu_rules == {"train_policy", "infer", "analyse_actual", "score"}
     assert all(per_rule[r].get("slurm_partition") for r in gpu_rules)
     # The CPU rules stay on the default partition (or the user's --default-resources).
     assert "slurm_partition" not in profile["default-resources"]

@@ -130,6 +130,57 @@ def test_sequences_with_captures_are_scored_and_unanswered_positions_left_out(en
     assert out["positions"] == 2 * 15 and len(out["moves"]) == 28
 
 
+def test_actual_analysed_once_for_every_length_gives_the_same_losses(tmp_path):
+    """`moveorder analyse-actual` over a set's lengths (clips of the same game), then `moveorder score
+    --seed-cache` for each length: the actual positions are analysed once, each score job analyses only
+    the inferred sequence's new positions, and every loss equals that of a job without the seed."""
+    from moveorder.arrangements import Arrangement
+
+    game = ["pd", "dp", "qp", "dd", "oc", "qj"]
+    inferred = {4: ["pd", "dp", "dd", "qp"], 6: ["pd", "dp", "qp", "dd", "qj", "oc"]}
+    for n in (4, 6):
+        arr = Arrangement("g1", "t", n, [], [], game[:n], komi=6.5)  # stones unused here
+        (tmp_path / f"{n}m.jsonl").write_text(arr.to_json() + "\n")
+        row = {"id": "g1", "set": "t", "n": n, "actual": game[:n], "inferred": inferred[n], "komi": 6.5}
+        row |= {"lgm": 0.2, "actual_lgm": 0.1, "exact_match": False}
+        (tmp_path / f"r{n}.jsonl").write_text(json.dumps(row) + "\n")
+    common = ["--katago", str(KATAGO), "--model", str(SMALL), "--tuner", str(KATAGO_TUNER), "--visits", "2"]
+    common += ["--threads", "1", "--quiet"]
+    seed = tmp_path / "actual.jsonl"
+    args = ["analyse-actual", *common, "--arrangements", str(tmp_path / "4m.jsonl")]
+    args += ["--arrangements", str(tmp_path / "6m.jsonl"), "--out", str(seed), "--work-dir", str(tmp_path / "a")]
+    assert cli.main([*args, "--stats", str(tmp_path / "a.json")]) == 0
+    stats = json.loads((tmp_path / "a.json").read_text())
+    assert stats["sequences"] == 2 and stats["positions"] == 5 + 7 and stats["unique"] == 7 == stats["analysed"]
+    assert len(seed.read_text().splitlines()) == 7
+    for n, new in ((4, 2), (6, 2)):  # positions of the inferred order that the actual one lacks
+        for name, extra in (("seeded", ["--seed-cache", str(seed)]), ("alone", [])):
+            files = ["--work-dir", str(tmp_path / f"{name}{n}"), "--table", str(tmp_path / f"{name}{n}.csv")]
+            files += ["--moves-table", str(tmp_path / f"{name}{n}-m.csv"), "--stats", str(tmp_path / f"{name}{n}.json")]
+            assert cli.main(["score", *common, "--results", str(tmp_path / f"r{n}.jsonl"), *extra, *files]) == 0
+        analysed = {k: json.loads((tmp_path / f"{k}{n}.json").read_text())["analysed"] for k in ("seeded", "alone")}
+        assert analysed == {"seeded": new, "alone": n + 1 + new}
+        for suffix in (".csv", "-m.csv"):
+            a, b = pd.read_csv(tmp_path / f"seeded{n}{suffix}"), pd.read_csv(tmp_path / f"alone{n}{suffix}")
+            pd.testing.assert_frame_equal(a, b)
+
+
+def test_a_seed_that_is_not_analyses_is_refused_naming_the_file_and_line(tmp_path):
+    good = json.dumps({"key": "k", "analysis": {"root_lead": 0.5}})
+    (tmp_path / "ok.jsonl").write_text(good + "\n")
+    assert AnalysisCache(None, seeds=[tmp_path / "ok.jsonl"]).get("k") == {"root_lead": 0.5}
+    for name, text, reason in (
+        ("cut.jsonl", good + "\n" + good[:20] + "\n", "line 2: not JSON"),
+        ("other.jsonl", json.dumps({"id": "g1", "n": 4}) + "\n", "line 1: not an analysis"),
+    ):
+        (tmp_path / name).write_text(text)
+        with pytest.raises(ValueError, match=rf"{name}: {reason}"):
+            AnalysisCache(tmp_path / "own.jsonl", seeds=[tmp_path / name])
+    # The job's own cache may end in a line cut off by a crash: it is skipped, as before.
+    (tmp_path / "own.jsonl").write_text(good + "\n" + good[:20])
+    assert AnalysisCache(tmp_path / "own.jsonl").get("k") == {"root_lead": 0.5}
+
+
 # KataGo's stderr lines as two real machines wrote them (the project's 2-core AMD EPYC with pocl, and a lent
 # H200 through NVIDIA's OpenCL), cut after their first extension.
 POCL_LINE = (

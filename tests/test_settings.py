@@ -73,6 +73,7 @@ def options(verb):
     [
         ("train-policy", S.TrainConfig),
         ("score", S.ScoreConfig),
+        ("analyse-actual", S.ScoreConfig),
         ("infer", S.AnnealConfig),
         ("infer-set", S.AnnealConfig),
         ("filter", S.FilterConfig),

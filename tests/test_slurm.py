@@ -134,7 +134,7 @@ def test_slurm_run_equals_local_run(tmp_path, slurm_cluster):
     assert_same_results(local, cluster)
     rules = {rule for _, rule in slurm_jobs(cluster)}
     assert {"filter_records", "infer", "score", "figures"} <= rules
-    assert len(slurm_jobs(cluster)) == 7  # every job: extract .. figures
+    assert len(slurm_jobs(cluster)) == 8  # every job: extract .. figures, the actual analyses included
     assert (cluster / "results/summary.md").exists()
 
 
@@ -162,6 +162,7 @@ def test_quick_configuration_on_slurm_equals_local(tmp_path, slurm_cluster):
         "train_policy",
         "infer",
         "install_katago",
+        "analyse_actual",
         "score",
         "cross_level",
         "figures",

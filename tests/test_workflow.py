@@ -193,6 +193,16 @@ def test_tygem_is_an_evaluation_set_and_a_training_source(tmp_path):
     scores = [c for c in cmds if c.startswith("moveorder score")]
     assert any("/tygem/" in c for c in scores)
     assert all(("--rules japanese --komi 6.5" in c) == ("/tygem/" in c) for c in scores)
+    # Each set's actual sequences are analysed once, every length of it, under the same rules and komi,
+    # and every score job of the set starts from those analyses.
+    actual = {c.split("--out ")[1].split()[0]: c for c in cmds if c.startswith("moveorder analyse-actual")}
+    assert len(actual) == 2
+    for name, c in actual.items():
+        tygem = name.endswith("/tygem.jsonl")
+        assert all(f"--arrangements data/arrangements/{'tygem' if tygem else 'pro'}/{n}m.jsonl" in c for n in (20, 40))
+        assert ("--rules japanese --komi 6.5" in c) == tygem
+        seeded = [x for x in scores if f"--seed-cache {name} " in x]
+        assert len(seeded) == 2 and all(("/tygem/" in x) == tygem for x in seeded)
 
 
 def test_per_level_networks_can_start_from_the_shipped_one(tmp_path):

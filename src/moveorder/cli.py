@@ -672,9 +672,9 @@ def cmd_install_katago(a: argparse.Namespace) -> int:
     return 0
 
 
-def _score_options(s: argparse.ArgumentParser) -> None:
+def _katago_options(s: argparse.ArgumentParser) -> None:
+    """KataGo, its model and how it analyses: the options of every verb that runs it."""
     d = S.ScoreConfig()
-    s.add_argument("--results", required=True, help="JSONL from infer-set")
     s.add_argument("--katago", required=True, help="KataGo binary (or the installed wrapper)")
     s.add_argument("--model", required=True, help="KataGo model file (.bin.gz)")
     s.add_argument(
@@ -692,13 +692,6 @@ def _score_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--visits", type=_int_at_least(1), default=d.visits, help="KataGo visits per position")
     s.add_argument("--rules", default=d.rules, help="KataGo rules")
     s.add_argument("--komi", type=float, default=d.komi, help="komi when a record gives none")
-    s.add_argument(
-        "--delta-max",
-        choices=S.DELTA_MAX,
-        default=d.delta_max,
-        help="the best score lead at a position: its best move's, or the root's",
-    )
-    s.add_argument("--clamp", action="store_true", help="clamp each move's loss at zero")
     s.add_argument(
         "--threads",
         type=_int_at_least(1),
@@ -725,8 +718,29 @@ def _score_options(s: argparse.ArgumentParser) -> None:
         default=d.timeout,
         help="give up (an error) after this many seconds without a reply from KataGo",
     )
+
+
+def _score_options(s: argparse.ArgumentParser) -> None:
+    d = S.ScoreConfig()
+    s.add_argument("--results", required=True, help="JSONL from infer-set")
+    _katago_options(s)
+    s.add_argument(
+        "--delta-max",
+        choices=S.DELTA_MAX,
+        default=d.delta_max,
+        help="the best score lead at a position: its best move's, or the root's",
+    )
+    s.add_argument("--clamp", action="store_true", help="clamp each move's loss at zero")
     s.add_argument(
         "--cache", default="", help="JSONL cache of finished analyses (a rerun resumes from it); default: none"
+    )
+    s.add_argument(
+        "--seed-cache",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="analyses made before (analyse-actual's --out), read only: their positions are not analysed "
+        "again (repeat for several); default: none",
     )
     s.add_argument("--work-dir", required=True, help="for the engine's config and stderr log")
     s.add_argument("--table", required=True, help="CSV: losses per arrangement")
@@ -748,10 +762,60 @@ def cmd_score(a: argparse.Namespace) -> int:
         tuner=Path(a.tuner) if a.tuner else None,
         cache=Path(a.cache) if a.cache else None,
         progress=_progress(a),
+        seeds=[Path(p) for p in a.seed_cache],
     )
     write_scores(out, Path(a.table), Path(a.moves_table), Path(a.stats) if a.stats else None, settings)
     log.info(
         "%d positions, %d distinct, %d analysed in %.1f s",
+        out["positions"],
+        out["unique"],
+        out["analysed"],
+        out["seconds"],
+    )
+    return 0
+
+
+def _analyse_actual_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument(
+        "--arrangements",
+        action="append",
+        required=True,
+        metavar="FILE",
+        help="arrangements JSONL (from select); repeat for each length of a set",
+    )
+    _katago_options(s)
+    s.add_argument("--out", required=True, help="JSONL: the analyses of every position of the actual sequences")
+    s.add_argument(
+        "--cache", default="", help="JSONL of analyses as they arrive (a rerun resumes from it); default: none"
+    )
+    s.add_argument("--work-dir", required=True, help="for the engine's config and stderr log")
+    s.add_argument("--stats", default="", help="JSON: positions, distinct, analysed, seconds; default: none")
+    _quiet_option(s)
+
+
+@verb(
+    "analyse-actual",
+    "KataGo's analyses of the actual sequences of a set, once for all its lengths (score --seed-cache)",
+    _analyse_actual_options,
+)
+def cmd_analyse_actual(a: argparse.Namespace) -> int:
+    from .scoring import analyse_actual_file
+
+    out = analyse_actual_file(
+        [Path(p) for p in a.arrangements],
+        Path(a.katago),
+        a.model,
+        Path(a.work_dir),
+        Path(a.out),
+        _config_from(S.ScoreConfig, a),
+        tuner=Path(a.tuner) if a.tuner else None,
+        cache=Path(a.cache) if a.cache else None,
+        progress=_progress(a),
+        stats=Path(a.stats) if a.stats else None,
+    )
+    log.info(
+        "%d sequences: %d positions, %d distinct, %d analysed in %.1f s",
+        out["sequences"],
         out["positions"],
         out["unique"],
         out["analysed"],

@@ -57,7 +57,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 log = logging.getLogger(__name__)
 
@@ -142,20 +142,35 @@ def position_key(moves: List[List[str]], turn: int, komi: float, rules: str, vis
 
 
 class AnalysisCache:
-    """Finished analyses by position key, appended to a JSONL file as they arrive."""
+    """Finished analyses by position key, appended to a JSONL file as they arrive.
 
-    def __init__(self, path: Optional[Path]):
+    ``seeds``: files of the same format made before (another job's), read first and never written.
+    """
+
+    def __init__(self, path: Optional[Path], seeds: Sequence[Path] = ()):
         self.path = Path(path) if path else None
         self.data: Dict[str, dict] = {}
+        for seed in seeds:
+            self._read(Path(seed), strict=True)
         if self.path and self.path.exists():
-            with open(self.path, encoding="utf-8") as f:
-                for line in f:
-                    try:
-                        entry = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue  # a line cut off by a crash
-                    self.data[entry["key"]] = entry["analysis"]
+            self._read(self.path, strict=False)
         self._lock = threading.Lock()
+
+    def _read(self, path: Path, strict: bool) -> None:
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, start=1):
+                try:
+                    entry = json.loads(line)
+                    key, analysis = entry["key"], entry["analysis"]
+                except json.JSONDecodeError as err:
+                    if not strict:
+                        continue  # a line cut off by a crash
+                    raise ValueError(f"{path}: line {number}: not JSON ({err})") from None
+                except (KeyError, TypeError):
+                    raise ValueError(
+                        f"{path}: line {number}: not an analysis (expected an object with its key and analysis)"
+                    ) from None
+                self.data[key] = analysis
 
     def get(self, key: str) -> Optional[dict]:
         return self.data.get(key)

@@ -234,6 +234,7 @@ def katago_model_spec(model_file):
 
 KATAGO_TAG = f"{Path(katago_model_file()).name.split('.')[0]}-v{config['katago']['visits']}"
 SCORE_DIR = f"results/scored/{RUN_NAME}/{KATAGO_TAG}"
+ACTUAL_DIR = f"results/analyses/{KATAGO_TAG}/actual"
 
 
 def score_path(run, dataset, n, suffix=".csv"):

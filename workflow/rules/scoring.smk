@@ -38,9 +38,44 @@ rule katago_model:
 ruleorder: install_katago > katago_model
 
 
+# The actual sequences of a set, analysed once for all its lengths (each length's are clips of the same
+# games) and every run that scores it (the sweeps'); each score job then analyses only what is new.
+rule analyse_actual:
+    input:
+        arrangements=expand("data/arrangements/{{dataset}}/{n}m.jsonl", n=LENGTHS),
+        katago=rules.install_katago.output.binary,
+        tuner=rules.install_katago.output.tuner,
+        model=katago_model_file(),
+    output:
+        analyses=f"{ACTUAL_DIR}/{{dataset}}.jsonl",
+        stats=f"{ACTUAL_DIR}/{{dataset}}-stats.json",
+    params:
+        k=config["katago"],
+        komi=lambda w: config["datasets"][w.dataset].get("komi", config["katago"]["komi"]),
+        rules=lambda w: config["datasets"][w.dataset].get("rules", config["katago"]["rules"]),
+        arrangements=lambda w, input: " ".join(f"--arrangements {shlex.quote(p)}" for p in input.arrangements),
+        work=lambda w, output: os.path.join(os.path.dirname(output.analyses), f"katago-{w.dataset}"),
+        shared="--shared-cache" if config["katago"]["shared_cache"] else "",
+    threads: config["katago"]["threads"]
+    resources:
+        runtime=config["katago"]["runtime_minutes"],
+        mem_mb=8000,
+    conda:
+        "../../envs/moveorder.yaml"
+    log:
+        f"logs/scoring/actual/{KATAGO_TAG}/{{dataset}}.log",
+    shell:
+        "moveorder analyse-actual {params.arrangements} --katago {input.katago:q} --model {input.model:q} "
+        "--tuner {input.tuner:q} --tuning {params.k[tuning]:q} --visits {params.k[visits]} --rules {params.rules} --komi {params.komi} "
+        "{params.shared} --threads {threads} --max-batch {params.k[max_batch]} "
+        "--cache {params.work:q}/analyses.jsonl --work-dir {params.work:q} "
+        "--out {output.analyses:q} --stats {output.stats:q} > {log:q} 2>&1"
+
+
 rule score:
     input:
         results=f"{RUN_DIR}/{{dataset}}/{{n}}m.jsonl",
+        actual=rules.analyse_actual.output.analyses,
         katago=rules.install_katago.output.binary,
         tuner=rules.install_katago.output.tuner,
         model=katago_model_file(),
@@ -63,12 +98,12 @@ rule score:
         "../../envs/moveorder.yaml"
     log:
         f"logs/scoring/{RUN_NAME}/{KATAGO_TAG}/{{dataset}}-{{n}}m.log",
-    # One analysis cache a job, in its work folder (a rerun after a crash resumes from it). Each
-    # position is analysed from an empty network cache (unless katago.shared_cache), so its leads
-    # depend on the position alone.
+    # One analysis cache a job, in its work folder (a rerun after a crash resumes from it), over the
+    # set's actual analyses. Each position is analysed from an empty network cache (unless
+    # katago.shared_cache), so its leads depend on the position alone, whichever job analysed it.
     shell:
         "moveorder score --results {input.results:q} --katago {input.katago:q} --model {input.model:q} "
         "--tuner {input.tuner:q} --tuning {params.k[tuning]:q} --visits {params.k[visits]} --rules {params.rules} --komi {params.komi} "
         "--delta-max {params.k[delta_max]} {params.clamp} {params.shared} --threads {threads} --max-batch {params.k[max_batch]} "
-        "--cache {params.work:q}/analyses.jsonl --work-dir {params.work:q} "
+        "--cache {params.work:q}/analyses.jsonl --seed-cache {input.actual:q} --work-dir {params.work:q} "
         "--table {output.table:q} --moves-table {output.moves:q} --stats {output.stats:q} > {log:q} 2>&1"
