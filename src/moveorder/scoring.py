@@ -5,8 +5,9 @@ and inferred) need the analyses of positions ``0 .. n`` (position ``t`` =
 after ``t`` moves).  Positions are keyed by their moves, komi, rules, visits
 and model (:func:`moveorder.katago.position_key`), so a prefix shared by the
 two sequences, or anything already in the cache, is analysed once.  The
-actual sequences of a set can be analysed once for all its lengths and runs
-(:func:`analyse_actual_file`) and handed to each scoring job as a seed.
+actual sequences of a set can be analysed once for all its lengths (and for
+every network or method scored in the same folder: :func:`analyse_actual_file`)
+and handed to each scoring job as a seed.
 """
 
 from __future__ import annotations
@@ -270,8 +271,8 @@ def analyse_actual_file(
     """Analyse every position of the actual sequences of arrangement files, once, and write them to ``out``.
 
     The actual sequences of a set's lengths are clips of the same games (the 40-move one is the first
-    40 moves of the 100-move one) and every run of a sweep scores them again; ``moveorder score
-    --seed-cache out`` then analyses only what is new (the inferred sequences).  Each position is
+    40 moves of the 100-move one), and a run with another network or method scores them again;
+    ``moveorder score --seed-cache out`` then analyses only what is new (the inferred sequences).  Each position is
     analysed alone, as :func:`score_file` does, so a loss is the same either way.  Keys as
     :func:`score_results` makes them (the record's komi, else ``cfg.komi``).  ``cache``: where
     finished analyses go as they arrive (a rerun resumes); ``out`` is written at the end, the

@@ -39,7 +39,7 @@ ruleorder: install_katago > katago_model
 
 
 # The actual sequences of a set, analysed once for all its lengths (each length's are clips of the same
-# games) and every run that scores it (the sweeps'); each score job then analyses only what is new.
+# games) and every run scored in this folder; each score job then analyses only what is new.
 rule analyse_actual:
     input:
         arrangements=expand("data/arrangements/{{dataset}}/{n}m.jsonl", n=LENGTHS),
