@@ -272,8 +272,8 @@ def analyse_actual_file(
 
     The actual sequences of a set's lengths are clips of the same games (the 40-move one is the first
     40 moves of the 100-move one), and a run with another network or method scores them again;
-    ``moveorder score --seed-cache out`` then analyses only what is new (the inferred sequences).  Each position is
-    analysed alone, as :func:`score_file` does, so a loss is the same either way.  Keys as
+    ``moveorder score --seed-cache out`` then analyses only what is new (the inferred sequences).
+    Each position is analysed alone, as :func:`score_file` does, so a loss is the same either way.  Keys as
     :func:`score_results` makes them (the record's komi, else ``cfg.komi``).  ``cache``: where
     finished analyses go as they arrive (a rerun resumes); ``out`` is written at the end, the
     analyses of these positions only.  Returns positions, distinct, analysed, seconds and the device.
