@@ -181,7 +181,22 @@ class AnalysisCache:
             if self.path:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 with open(self.path, "a", encoding="utf-8") as f:
-                    f.write(json.dumps({"key": key, "analysis": analysis}) + "\n")
+                    f.write(_entry(key, analysis))
+
+    def write(self, path: Path, keys: Iterable[str]) -> None:
+        """The analyses of ``keys`` (each held here), as a file of this format (a seed), written whole or not at all."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            for k in keys:
+                f.write(_entry(k, self.data[k]))
+        tmp.replace(path)
+
+
+def _entry(key: str, analysis: dict) -> str:
+    """One line of an analyses file."""
+    return json.dumps({"key": key, "analysis": analysis}) + "\n"
 
 
 class KataGoEngine:

@@ -39,6 +39,12 @@ from .settings import ScoreConfig
 log = logging.getLogger(__name__)
 
 
+def record_komi(komi: Optional[float], default: float) -> float:
+    """The komi a sequence is analysed under: its record's, else ``default`` (part of a position's key, so
+    :func:`score_results` and :func:`analyse_actual_file` must agree)."""
+    return default if komi is None else float(komi)
+
+
 def analyse_sequences(
     sequences: List[tuple],
     engine: Union[EnginePool, KataGoEngine],
@@ -130,8 +136,7 @@ def score_results(
     for r in results:
         if r.get("found") is False:
             continue
-        komi = r.get("komi")
-        komi = default_komi if komi is None else float(komi)
+        komi = record_komi(r.get("komi"), default_komi)
         for which in ("actual", "inferred"):
             plan.append((r, which))
             sequences.append((f"{r['id']}-{which}", r[which], komi))
@@ -283,20 +288,13 @@ def analyse_actual_file(
     sequences = []
     for path in arrangements:
         for a in load_arrangements(Path(path)):
-            komi = cfg.komi if a.komi is None else float(a.komi)
-            sequences.append((f"{a.id}-{a.n}m-actual", list(a.actual), komi))
+            sequences.append((f"{a.id}-{a.n}m-actual", list(a.actual), record_komi(a.komi, cfg.komi)))
     work = Path(work_dir)
     store = AnalysisCache(Path(cache) if cache else None)
     analyser, gpu = _analyser(katago, model, work, cfg, tuner, gpu)
     with analyser:
         done = analyse_sequences(sequences, analyser, store, cfg.visits, str(model), cfg.rules, progress)
-    keys = dict.fromkeys(k for ks in done["keys"] for k in ks)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(out).with_name(Path(out).name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        for k in keys:
-            f.write(json.dumps({"key": k, "analysis": store.get(k)}) + "\n")
-    tmp.replace(out)
+    store.write(Path(out), dict.fromkeys(k for ks in done["keys"] for k in ks))
     summary = {k: done[k] for k in ("positions", "unique", "analysed", "seconds")} | {
         "sequences": len(sequences),
         "katago_device": katago_devices(work, gpu),
