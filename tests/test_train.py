@@ -261,3 +261,20 @@ def test_max_move_trains_and_measures_only_the_opening(pro2_pool, tmp_path):
     torch.save(state, tmp_path / "all/checkpoint.pt")
     again = train(pro2_pool, tmp_path / "all", cfg, device="cpu", progress=False)  # resumed at its last step
     assert again["train_positions"] == sum(len(r.move_list()) for r in train_games) > metrics["train_positions"]
+
+
+def test_compiled_training_trains_the_same_network(pro2_pool, tmp_path):
+    """``compile``: the forward pass through torch.compile (inductor, real C++ kernels) trains the eager
+    run's network up to float rounding, and a run may resume an eager checkpoint compiled."""
+    cfg = dict(blocks=1, filters=8, steps=4, batch_size=16, heldout_positions=50, seed=9, threads=2, value_head=False)
+    eager = train(pro2_pool, tmp_path / "eager", TrainConfig(**cfg), device="cpu", progress=False)
+    compiled = train(pro2_pool, tmp_path / "compiled", TrainConfig(**cfg, compile=True), device="cpu", progress=False)
+    assert compiled["config"]["compile"] and not eager["config"]["compile"]
+    a, b = (torch.load(tmp_path / d / "model.pt", weights_only=False)["model"] for d in ("eager", "compiled"))
+    moved = [k for k in a if a[k].is_floating_point() and not torch.equal(a[k], LeelaNet(1, 8).state_dict()[k])]
+    assert moved and all(torch.allclose(a[k], b[k], atol=1e-5) for k in a)
+    assert compiled["top1_accuracy"] == pytest.approx(eager["top1_accuracy"], abs=0.02)
+    # An eager run's checkpoint is resumed compiled: compiling is not a setting a checkpoint must agree on.
+    before = (tmp_path / "eager/policy.txt.gz").read_bytes()
+    resumed = train(pro2_pool, tmp_path / "eager", TrainConfig(**cfg, compile=True), device="cpu", progress=False)
+    assert resumed["config"]["compile"] and (tmp_path / "eager/policy.txt.gz").read_bytes() == before
