@@ -141,3 +141,10 @@ def test_score_config_refuses_batches_without_a_shared_cache():
         S.ScoreConfig(max_batch=2)
     with pytest.raises(ValueError, match=r"^tuning: expected one of \(.*\) or the path of an OpenCL tuning file$"):
         S.ScoreConfig(tuning="")
+
+
+def test_beam_width_one_or_per_length():
+    assert S.beam_width_for(40, 32) == 32 and S.beam_width_for(100, "64") == 64
+    table = {40: 256, "60": 128, 100: 32}
+    lengths = (20, 40, 50, 60, 80, 90, 100, 120)
+    assert [S.beam_width_for(n, table) for n in lengths] == [256, 256, 256, 128, 128, 32, 32, 32]

@@ -7,7 +7,7 @@ and :class:`AnnealConfig` (likelihood and search), :class:`ScoreConfig`
 their defaults from here; the workflow's defaults (``config/schema.yaml``) and
 ``config/config.yaml`` state the same values, the paper's where it gives one,
 and ``tests/test_settings.py`` checks that the three agree.  The workflow
-reads :func:`iterations_for` from here too.  Nothing here imports torch or
+reads :func:`iterations_for` and :func:`beam_width_for` from here too.  Nothing here imports torch or
 anything outside the standard library, so the command line starts fast and
 the Snakefile can import it.
 """
@@ -30,7 +30,20 @@ PAPER_ITERATIONS = {20: 5000, 40: 20000}
 
 def iterations_for(n: int, table: Optional[Dict[int, int]] = None) -> int:
     """Iterations for ``n`` moves: ``table[n]``, else the nearest length's (ties: the shorter)."""
-    table = {int(k): int(v) for k, v in (table or PAPER_ITERATIONS).items()}
+    return _per_length(n, table or PAPER_ITERATIONS)
+
+
+def beam_width_for(n: int, width) -> int:
+    """``inference.beam_width`` for ``n`` moves: one width for every length, or a table of length ->
+    width read as :func:`iterations_for` reads its table (config/captures.yaml: wider where it is cheap)."""
+    if isinstance(width, Mapping):
+        return _per_length(n, width)
+    return int(width)
+
+
+def _per_length(n: int, table: Mapping) -> int:
+    """``table[n]``, else the nearest length's (ties: the shorter)."""
+    table = {int(k): int(v) for k, v in table.items()}
     if n in table:
         return table[n]
     return table[min(table, key=lambda k: (abs(k - n), k))]
