@@ -144,6 +144,14 @@ def test_score_config_refuses_batches_without_a_shared_cache():
 
 
 def test_beam_width_one_or_per_length():
+    import jsonschema
+
+    schema = yaml.safe_load((REPO / "config/schema.yaml").read_text())["properties"]["inference"]
+    for good in (32, {40: 128, 60: 32}):
+        jsonschema.validate({"beam_width": good}, schema)
+    for bad in (0, {40: 0}, {}, {40: "wide"}, 12.5):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"beam_width": bad}, schema)
     assert S.beam_width_for(40, 32) == 32 and S.beam_width_for(100, "64") == 64
     table = {40: 256, "60": 128, 100: 32}
     lengths = (20, 40, 50, 60, 80, 90, 100, 120)

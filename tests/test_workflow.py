@@ -347,7 +347,8 @@ def test_a_length_between_the_tables_gets_the_command_lines_iterations(tmp_path)
 
 def test_beam_width_per_length(tmp_path):
     """inference.beam_width as a table of length -> width: each length's runs are searched, and named, with
-    its own width (other lengths: the nearest's, ties the shorter), as iterations are."""
+    its own width (other lengths: the nearest's, ties the shorter), as iterations are (the schema's
+    check of the table: tests/test_settings.py)."""
     cmds = planned_with(
         tmp_path,
         training={"sets": []},
@@ -360,6 +361,3 @@ def test_beam_width_per_length(tmp_path):
     widths = {a: c.split("--beam-width ")[1].split()[0] for a, c in infers.items()}
     assert widths == {f"data/arrangements/pro/{n}m.jsonl": w for n, w in ((40, "128"), (60, "128"), (80, "32"))}
     assert all(f"/beam{widths[a]}f1-" in c for a, c in infers.items())
-    (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"mirror": str(MIRROR), "inference": {"beam_width": {40: 0}}}))
-    bad = run_snakemake(tmp_path, "-n", "--configfile", str(tmp_path / "bad.yaml"), check=False)
-    assert bad.returncode != 0 and "beam_width" in bad.stdout + bad.stderr
