@@ -181,6 +181,47 @@ def test_the_search_never_prunes_a_real_sequence(capture_games):
             assert i + 1 == len(actual) or cap._alive(t, board, i + 1), (actual, i)
 
 
+def test_the_doomed_set_tier_keeps_one_child_a_set(shipped, capture_games):
+    """The tier that keeps the beam from dying together: each child it keeps stands for a set of
+    doomed points (stones the rest must capture) no other kept child has, likeliest first."""
+    actual = next(g[:50] for g in capture_games if sum(captures_by_move(g[:50])) >= 2)
+    problem = problem_of(actual)
+    t = cap._Target(problem)
+    final = np.frombuffer(t.final, dtype=np.uint8)
+
+    def doomed(p):
+        cur = np.frombuffer(p.hist[0], dtype=np.uint8)
+        return frozenset(np.nonzero((cur != 0) & (cur != final))[0].tolist())
+
+    parent, i = cap._root(), 0
+    while True:  # the first move of the actual sequence with three or more places for a doomed stone
+        colour = goboard.BLACK if i % 2 == 0 else goboard.WHITE
+        lp = cap.position_log_probs(shipped, [parent.hist], i % 2 == 0)[:, : coords.POINTS]
+        layer = cap._Layer(t, [parent], lp, i, cap._no_estimates(), 1.0)
+        doomed_children = [
+            k
+            for k in layer.pts.tolist()
+            if t.final_lz[k] != colour and cap._child(t, parent, k, colour, 0.0, i, False) is not None
+        ]
+        if len(doomed_children) >= 3:
+            break
+        parent = cap._child(t, parent, actual[i], colour, 0.0, i, False)
+        i += 1
+        assert i < 40, "no move with three places for a doomed stone"
+    kept = []
+    layer.prune_budget = 10**6
+    layer._fill_doomed_sets(kept, 8)
+    sets = [doomed(c) for c in kept]
+    assert len(kept) == min(8, 1 + len(doomed_children)) and len(set(sets)) == len(kept)
+    # From one parent, one child plays a final stone (its set is the parent's); the others each put a
+    # doomed stone somewhere else, the likeliest of those places first.
+    own = [c.moves[-1] for c in kept if t.final_lz[c.moves[-1]] == colour]
+    assert len(own) == 1
+    assert [c.ll for c in kept] == sorted((c.ll for c in kept), reverse=True)
+    free = [k for k in range(coords.POINTS) if t.final_lz[k] == colour and parent.hist[0][coords.lz_to_flat(k)] == 0]
+    assert own == [max(free, key=lambda k: lp[0, k])]
+
+
 def test_history_planes_are_the_training_planes(capture_games):
     """The search's input for positions with captures is training's (features.board_history_planes)."""
     moves = capture_games[0]

@@ -22,16 +22,20 @@ only the exact position is accepted.
 
 Prefixes whose network input is the same (the last 8 boards and the side to
 move) are merged, the likelier kept.  Children are ranked in tiers
-(:class:`_Layer`): half the width by log-likelihood ``g``; for a position
-with captures a quarter by fewest captures still to make; the rest by ``g``
-less ``future`` times the best log-probabilities seen so far of the final
-stones standing (each less a per-move estimate for the other moves still to
-play).  For a capture-free position that is exactly
+(:class:`_Layer`).  Without captures: half the width by log-likelihood
+``g``, the rest by ``g`` less ``future`` times the best log-probabilities
+seen so far of the final stones standing (with captures, each less a
+per-move estimate for the other moves still to play); that is exactly
 :func:`moveorder.beam.beam_search`'s ranking (a test checks the two give the
-same orders).  Children are built lazily, best first, so the board work is
-done for about the children kept, plus those pruned (at most
-``PRUNED_PER_CHILD x width`` a choice).  Where the beam dies,
-:func:`search` backtracks (:func:`backtrack`).  Boards are in the
+same orders).  With captures (:data:`CAPTURE_TIERS`): a quarter by ``g``, a
+quarter by fewest captures still to make, and half by *doomed set*, the
+likeliest child of each set of points holding stones the rest must capture
+that no child kept has: a beam kept by likelihood alone puts its doomed
+stones in the same places and dies together where those cannot all be
+captured; what is left by the score above.  Children are built lazily,
+best first, so the board work is done for about the children kept, plus
+those pruned (at most ``PRUNED_PER_CHILD x width`` a choice).  Where the
+beam dies, :func:`search` backtracks (:func:`backtrack`).  Boards are in the
 top-row-first flat order of :mod:`moveorder.board`; moves in and out are
 Leela Zero indices.
 
@@ -62,6 +66,11 @@ BLACK, WHITE, EMPTY = goboard.BLACK, goboard.WHITE, goboard.EMPTY
 _EMPTY_BOARD = bytes(POINTS)
 #: A layer's choice gives up after this many children per kept place that cannot reach the position.
 PRUNED_PER_CHILD = 8
+#: Shares of the width kept, for a position with captures, by likelihood, by fewest captures still to
+#: make, and by doomed set (:meth:`_Layer.choose`); the rest (when doomed sets run out) by the score.
+#: Likelihood and captures at a half and a quarter without the doomed-set tier found 57 and 62 of 100
+#: (Pro, KGS) at 80 moves with W 32, against 77 and 74 (docs/benchmarks.md, "Doomed sets").
+CAPTURE_TIERS = (0.25, 0.25, 0.5)
 
 
 def _neighbour_table() -> np.ndarray:
@@ -555,12 +564,14 @@ def _child(t: _Target, parent: _Prefix, k: int, colour: int, ll: float, i: int, 
 class _Layer:
     """One problem's prefixes after ``i`` moves and every child they could have, built on demand.
 
-    The first :meth:`choose` keeps the children of the beam, in up to three tiers:
-    1. the most likely (all of the width for the plain beam, half with ``future``);
+    The first :meth:`choose` keeps the children of the beam, in tiers:
+    1. the most likely (all of the width for the plain beam, half with ``future``, a quarter
+       (:data:`CAPTURE_TIERS`) for a problem with captures);
     2. for a problem with captures, a quarter of the width by fewest captures still to make (then
        likelihood): prefixes that have done their capturing are kept beside those that put it off,
        which narrow beams otherwise lose;
-    3. the rest by the score of the module docstring (with ``future``), else by likelihood.
+    3. for a problem with captures, half of the width by doomed set (:meth:`_fill_doomed_sets`);
+    4. the rest by the score of the module docstring (with ``future``), else by likelihood.
     Later calls (backtracking, :func:`search`) keep the likeliest children not tried yet.  Children
     are merged by their network input at the next move (a key once kept is never kept again, nor one
     known dead); at the last move only the ``keep`` likeliest complete sequences are kept.
@@ -608,6 +619,39 @@ class _Layer:
                 self.keys.add(child.hist)
             kept.append(child)
 
+    def _fill_doomed_sets(self, kept: List[_Prefix], limit: int) -> None:
+        """Keep, likeliest first, children whose doomed set no child kept has, up to ``limit`` in all.
+
+        A child's doomed set is the set of points holding stones the rest must capture (a stone where
+        the position has none of its colour).  Before building a child it is taken as its parent's set,
+        with the move's point where the move is doomed (captures by the move ignored); a child whose
+        set so taken was seen is not built.  Built, its exact set counts as seen.
+        """
+        final = self.t.final_flat
+
+        def doomed_set(board: bytes) -> frozenset:
+            cur = np.frombuffer(board, dtype=np.uint8)
+            return frozenset(np.nonzero((cur != EMPTY) & (cur != final))[0].tolist())
+
+        parents = [doomed_set(p.hist[0]) for p in self.beam]
+        seen = {doomed_set(c.hist[0]) for c in kept}
+        doomed_move = self.t.final_lz[self.pts] != self.colour
+        for j in self.by_g:
+            if len(kept) >= limit or self.prune_budget <= 0:
+                break
+            if self.tried[j]:
+                continue
+            key = parents[self.rows[j]]
+            if doomed_move[j]:
+                key = key | {coords.lz_to_flat(int(self.pts[j]))}
+            if key in seen:
+                continue
+            seen.add(key)
+            before = len(kept)
+            self._fill(kept, (j,), limit)
+            if len(kept) > before:
+                seen.add(doomed_set(kept[-1].hist[0]))
+
     @property
     def exhausted(self) -> bool:
         """Every child has been tried."""
@@ -627,10 +671,14 @@ class _Layer:
             return kept
         self.first = False
         captures = t.budget[BLACK] + t.budget[WHITE] > 0
-        self._fill(kept, self.by_g, width // 2 if (future or captures) else width)
         if captures:
+            by_g, by_owed, by_doomed = (int(width * share) for share in CAPTURE_TIERS)
+            self._fill(kept, self.by_g, by_g)
             owed = np.array([_captures_to_make(t, p.board, self.i) for p in self.beam])
-            self._fill(kept, np.lexsort((pts, rows, -g, owed[rows])), width // 2 + width // 4)
+            self._fill(kept, np.lexsort((pts, rows, -g, owed[rows])), len(kept) + by_owed)
+            self._fill_doomed_sets(kept, min(width, len(kept) + by_doomed))
+        else:
+            self._fill(kept, self.by_g, width // 2 if future else width)
         if future:
             est = self.estimate[self.colour]
             d = _other_move_estimate(self.estimate) if captures else 0.0
