@@ -316,6 +316,11 @@ def _no_estimates() -> Dict[int, np.ndarray]:
     return {BLACK: np.full(POINTS, -np.inf), WHITE: np.full(POINTS, -np.inf)}
 
 
+def _doomed_points(board: np.ndarray, final: np.ndarray) -> List[int]:
+    """Flat points of ``board`` holding a stone the rest must capture: where ``final`` has none of its colour."""
+    return np.nonzero((board != EMPTY) & (board != final))[0].tolist()
+
+
 def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] = None) -> bool:
     """After ``i`` moves, can the rest still reach the target?  Necessary conditions, none sufficient.
 
@@ -344,7 +349,7 @@ def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] =
     doomed = {BLACK: 0, WHITE: 0}
     in_doomed: set = set()
     groups = []
-    for p in np.nonzero((arr != EMPTY) & (arr != final))[0].tolist():
+    for p in _doomed_points(arr, final):
         if p not in in_doomed:
             group, _ = board._group(p)
             in_doomed.update(group)
@@ -627,11 +632,9 @@ class _Layer:
         with the move's point where the move is doomed (captures by the move ignored); a child whose
         set so taken was seen is not built.  Built, its exact set counts as seen.
         """
-        final = self.t.final_flat
 
         def doomed_set(board: bytes) -> frozenset:
-            cur = np.frombuffer(board, dtype=np.uint8)
-            return frozenset(np.nonzero((cur != EMPTY) & (cur != final))[0].tolist())
+            return frozenset(_doomed_points(np.frombuffer(board, dtype=np.uint8), self.t.final_flat))
 
         parents = [doomed_set(p.hist[0]) for p in self.beam]
         seen = {doomed_set(c.hist[0]) for c in kept}
