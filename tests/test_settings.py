@@ -105,6 +105,7 @@ def test_anneal_config_refuses_each_bad_value_with_its_message():
         "method": ({"method": "greedy"}, "^method 'greedy': expected one of "),
         "beam_width": ({"beam_width": 0}, "^beam_width 0: expected at least 1$"),
         "beam_future": ({"beam_future": -0.5}, "^beam_future -0.5: expected 0 or more$"),
+        "beam_passes": ({"beam_passes": 0}, "^beam_passes 0: expected at least 1$"),
         "schedule": ({"schedule": "cubic"}, "^schedule 'cubic': expected one of "),
     }
     for kw, message in refused.values():
@@ -143,15 +144,17 @@ def test_score_config_refuses_batches_without_a_shared_cache():
         S.ScoreConfig(tuning="")
 
 
-def test_beam_width_one_or_per_length():
+@pytest.mark.parametrize("key", ["beam_width", "beam_passes"])
+def test_beam_width_and_passes_one_or_per_length(key):
     import jsonschema
 
     schema = yaml.safe_load((REPO / "config/schema.yaml").read_text())["properties"]["inference"]
     for good in (32, {40: 128, 60: 32}):
-        jsonschema.validate({"beam_width": good}, schema)
+        jsonschema.validate({key: good}, schema)
     for bad in (0, {40: 0}, {}, {40: "wide"}, 12.5):
         with pytest.raises(jsonschema.ValidationError):
-            jsonschema.validate({"beam_width": bad}, schema)
+            jsonschema.validate({key: bad}, schema)
+    assert S.beam_passes_for(60, {40: 1, 80: 2}) == 1 and S.beam_passes_for(70, {40: 1, 80: 2}) == 2
     assert S.beam_width_for(40, 32) == 32 and S.beam_width_for(100, "64") == 64
     table = {40: 256, "60": 128, 100: 32}
     lengths = (20, 40, 50, 60, 80, 90, 100, 120)

@@ -354,10 +354,12 @@ def test_beam_width_per_length(tmp_path):
         training={"sets": []},
         policy={"network": "tygem"},
         selection={"lengths": [40, 60, 80], "captures": "required"},
-        inference={"method": "beam", "beam_width": {40: 128, 80: 32}},
+        inference={"method": "beam", "beam_width": {40: 128, 80: 32}, "beam_passes": {40: 1, 80: 2}},
         sweeps=[],
     )
     infers = {c.split("--arrangements ")[1].split()[0]: c for c in cmds if c.startswith("moveorder infer-set")}
     widths = {a: c.split("--beam-width ")[1].split()[0] for a, c in infers.items()}
     assert widths == {f"data/arrangements/pro/{n}m.jsonl": w for n, w in ((40, "128"), (60, "128"), (80, "32"))}
+    passes = {a: c.split("--beam-passes ")[1].split()[0] for a, c in infers.items()}  # inference.beam_passes alike
+    assert passes == {f"data/arrangements/pro/{n}m.jsonl": p for n, p in ((40, "1"), (60, "1"), (80, "2"))}
     assert all(f"/beam{widths[a]}f1-" in c for a, c in infers.items())

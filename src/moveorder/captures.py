@@ -35,7 +35,15 @@ stones in the same places and dies together where those cannot all be
 captured; what is left by the score above.  Children are built lazily,
 best first, so the board work is done for about the children kept, plus
 those pruned (at most ``PRUNED_PER_CHILD x width`` a choice).  Where the
-beam dies, :func:`search` backtracks (:func:`backtrack`).  Boards are in the
+beam dies, :func:`search` backtracks (:func:`backtrack`).
+
+Passes: :func:`search` may run the beam again (``passes``).  A later pass
+starts from the stone estimates of the passes before (every evaluation so far,
+so its future costs are informed from the first move), and where an order was
+found, keeps its doomed stones to that order's *capture plan*: the points
+where each colour had a stone captured (:func:`capture_plan`).  With the plan
+the doomed-set tier has nothing to spread, so such a problem is ranked by
+:data:`PLAN_TIERS`.  The likelier of the orders found is kept.  Boards are in the
 top-row-first flat order of :mod:`moveorder.board`; moves in and out are
 Leela Zero indices.
 
@@ -71,6 +79,10 @@ PRUNED_PER_CHILD = 8
 #: Likelihood and captures at a half and a quarter without the doomed-set tier found 57 and 62 of 100
 #: (Pro, KGS) at 80 moves with W 32, against 77 and 74 (docs/benchmarks.md, "Doomed sets").
 CAPTURE_TIERS = (0.25, 0.25, 0.5)
+#: The same shares for a problem searched with a capture plan (a pass after the first, :func:`search`):
+#: half by likelihood, a quarter by fewest captures still to make, none by doomed set; the rest by the
+#: score.  Measured against the doomed-set tiers in that pass (docs/benchmarks.md, "Passes").
+PLAN_TIERS = (0.5, 0.25, 0.0)
 
 
 def _neighbour_table() -> np.ndarray:
@@ -257,6 +269,12 @@ def captured_placed(actual: Sequence[int], inferred: Sequence[int]) -> float:
     return sum((a & b).values()) / total if total else 1.0
 
 
+def capture_plan(moves: Sequence[int]) -> Tuple[Tuple[int, int], ...]:
+    """The capture plan of a legal sequence: the distinct ``(colour, Leela Zero index)`` of its stones
+    that a later move captures, sorted (a point retaken in a ko counts once)."""
+    return tuple(sorted(set(captured_points(moves))))
+
+
 def capture_counts(moves: Sequence[int]) -> Tuple[int, int]:
     """Prisoners (Black's, White's) that a legal sequence takes."""
     _, captured = goboard.replay([coords.from_lz(k) for k in moves])
@@ -293,9 +311,13 @@ class SearchStats:
 
 
 class _Target:
-    """Per-problem constants of the search, as numpy masks in Leela Zero order."""
+    """Per-problem constants of the search, as numpy masks in Leela Zero order.
 
-    def __init__(self, problem: Problem):
+    ``plan``: a capture plan (:func:`capture_plan`); doomed stones of a colour are then played only on
+    its points of that colour.
+    """
+
+    def __init__(self, problem: Problem, plan: Optional[Sequence[Tuple[int, int]]] = None):
         self.final = problem.final_board()
         fin = np.frombuffer(self.final, dtype=np.uint8)
         self.final_lz = fin[FLAT_OF_LZ]
@@ -304,6 +326,11 @@ class _Target:
         self.budget = {BLACK: problem.captured_of(BLACK), WHITE: problem.captured_of(WHITE)}
         self.moves_of = {BLACK: problem.moves_of(BLACK), WHITE: problem.moves_of(WHITE)}
         self.finals = {c: np.nonzero(fin == c)[0] for c in (BLACK, WHITE)}  # flat points of each colour's stones
+        self.plan: Optional[Dict[int, np.ndarray]] = None  # colour -> where its doomed stones may go (LZ order)
+        if plan is not None:
+            self.plan = {BLACK: np.zeros(POINTS, dtype=bool), WHITE: np.zeros(POINTS, dtype=bool)}
+            for colour, k in plan:
+                self.plan[colour][k] = True
 
 
 def _played(i: int, colour: int) -> int:
@@ -412,6 +439,8 @@ def capture_beam(
     future: float = _DEFAULTS.beam_future,
     keep: int = 1,
     stats: Optional[SearchStats] = None,
+    estimates: Optional[List[Dict[int, np.ndarray]]] = None,
+    plans: Optional[Sequence[Optional[Sequence[Tuple[int, int]]]]] = None,
 ) -> List[List[Tuple[List[int], float]]]:
     """The ``keep`` most likely sequences found for each problem, best first, with log-likelihoods.
 
@@ -419,16 +448,19 @@ def capture_beam(
     which the beam keeps no prefix that reaches its position gets an empty
     list (the caller may widen the beam).  Ties go to the earlier prefix,
     then the lower Leela Zero index, as in :func:`moveorder.beam.beam_search`.
+    ``estimates``: each problem's stone estimates (:func:`_no_estimates`), used and updated in place
+    (a later pass of :func:`search` starts from an earlier one's); ``plans``: each problem's capture
+    plan or None (module docstring, "Passes").
     """
     t0 = time.perf_counter()
     net0, ev0 = likelihood.seconds, likelihood.evaluations
     lengths = {p.moves for p in problems}
     if len(lengths) > 1:
         raise ValueError(f"problems of different lengths in one batch: {sorted(lengths)}")
-    targets = [_Target(p) for p in problems]
+    targets = [_Target(p, None if plans is None else plans[a]) for a, p in enumerate(problems)]
     n = lengths.pop() if lengths else 0
     beams: List[List[_Prefix]] = [[_root()] for _ in problems]
-    estimate = [_no_estimates() for _ in problems]
+    estimate = [_no_estimates() for _ in problems] if estimates is None else estimates
     children_built = pruned = 0
     for i in range(n):
         colour = BLACK if i % 2 == 0 else WHITE
@@ -520,15 +552,27 @@ def search(
     future: float = _DEFAULTS.beam_future,
     patience: int = _DEFAULTS.patience,
     stats: Optional[SearchStats] = None,
+    passes: int = _DEFAULTS.beam_passes,
 ) -> List[Optional[Tuple[List[int], float]]]:
     """The best sequence found for each problem and its log-likelihood, or None where none was found.
 
-    :func:`capture_beam` over all problems at once; a problem its beam found
-    nothing for is searched again by :func:`backtrack`, with up to
-    ``patience`` times the beam's evaluations (``patience x width x moves``).
-    ``stats.unreachable`` counts the problems proven to have no sequence.
+    :func:`capture_beam` over all problems at once, ``passes`` times: each
+    pass after the first starts from the estimates of those before and
+    searches a problem with an order found within that order's capture plan
+    (module docstring, "Passes"); the likelier order is kept (ties: the
+    earlier pass's).  A problem no pass found anything for is searched again
+    by :func:`backtrack`, with up to ``patience`` times one pass's evaluations
+    (``patience x width x moves``).  ``stats.unreachable`` counts the problems
+    proven to have no sequence.
     """
-    found = [r[0] if r else None for r in capture_beam(likelihood, problems, width, future, stats=stats)]
+    if passes < 1:
+        raise ValueError(f"passes {passes}: expected at least 1")
+    estimates = [_no_estimates() for _ in problems]
+    found: List[Optional[Tuple[List[int], float]]] = [None] * len(problems)
+    for k in range(passes):
+        plans = None if k == 0 else [None if r is None else capture_plan(r[0]) for r in found]
+        again = capture_beam(likelihood, problems, width, future, stats=stats, estimates=estimates, plans=plans)
+        found = [_likelier(r, a[0] if a else None) for r, a in zip(found, again)]
     for k, r in enumerate(found):
         if r is not None or patience < 1:
             continue
@@ -545,6 +589,13 @@ def search(
     if stats is not None:
         stats.not_found += sum(r is None for r in found)
     return found
+
+
+def _likelier(old, new):
+    """The likelier of two results (``(moves, log-likelihood)`` or None); ties keep ``old``."""
+    if new is None or (old is not None and new[1] <= old[1]):
+        return old
+    return new
 
 
 def _child(t: _Target, parent: _Prefix, k: int, colour: int, ll: float, i: int, last: bool) -> Optional[_Prefix]:
@@ -571,11 +622,13 @@ class _Layer:
 
     The first :meth:`choose` keeps the children of the beam, in tiers:
     1. the most likely (all of the width for the plain beam, half with ``future``, a quarter
-       (:data:`CAPTURE_TIERS`) for a problem with captures);
+       (:data:`CAPTURE_TIERS`) for a problem with captures, half with a capture plan
+       (:data:`PLAN_TIERS`));
     2. for a problem with captures, a quarter of the width by fewest captures still to make (then
        likelihood): prefixes that have done their capturing are kept beside those that put it off,
        which narrow beams otherwise lose;
-    3. for a problem with captures, half of the width by doomed set (:meth:`_fill_doomed_sets`);
+    3. for a problem with captures and no plan, half of the width by doomed set
+       (:meth:`_fill_doomed_sets`);
     4. the rest by the score of the module docstring (with ``future``), else by likelihood.
     Later calls (backtracking, :func:`search`) keep the likeliest children not tried yet.  Children
     are merged by their network input at the next move (a key once kept is never kept again, nor one
@@ -589,7 +642,10 @@ class _Layer:
         cur = np.frombuffer(b"".join(p.hist[0] for p in beam), dtype=np.uint8).reshape(len(beam), POINTS)
         cur = cur[:, FLAT_OF_LZ]
         final_c = t.final_lz == self.colour
-        cand = (cur == EMPTY) & (final_c[None, :] | _doomed_ok(t, cur, self.colour, i))
+        doomed_ok = _doomed_ok(t, cur, self.colour, i)
+        if t.plan is not None:
+            doomed_ok &= t.plan[self.colour][None, :]
+        cand = (cur == EMPTY) & (final_c[None, :] | doomed_ok)
         self.rows, self.pts = np.nonzero(cand)  # row-major: prefix by prefix, points in Leela Zero order
         self.g = np.array([p.ll for p in beam])[self.rows] + lp[self.rows, self.pts]
         if future and len(self.rows):
@@ -675,7 +731,8 @@ class _Layer:
         self.first = False
         captures = t.budget[BLACK] + t.budget[WHITE] > 0
         if captures:
-            by_g, by_owed, by_doomed = (int(width * share) for share in CAPTURE_TIERS)
+            tiers = CAPTURE_TIERS if t.plan is None else PLAN_TIERS
+            by_g, by_owed, by_doomed = (int(width * share) for share in tiers)
             self._fill(kept, self.by_g, by_g)
             owed = np.array([_captures_to_make(t, p.board, self.i) for p in self.beam])
             self._fill(kept, np.lexsort((pts, rows, -g, owed[rows])), len(kept) + by_owed)

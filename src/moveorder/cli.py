@@ -512,6 +512,14 @@ def _anneal_options(s: argparse.ArgumentParser) -> None:
         help="positions with captures: where the beam finds no sequence, backtracking may spend this many "
         "times the beam's network evaluations; 0: none (default: %(default)s)",
     )
+    s.add_argument(
+        "--beam-passes",
+        type=_int_at_least(1),
+        default=d.beam_passes,
+        help="positions with captures: runs of the beam; a pass after the first starts from the earlier "
+        "passes' stone estimates and keeps doomed stones to the capture plan of the best order found so far "
+        "(default: %(default)s)",
+    )
     s.add_argument("--init", choices=S.INITS, default=d.init, help="initial order (default: %(default)s)")
     s.add_argument(
         "--neighbour",

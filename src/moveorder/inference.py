@@ -138,7 +138,13 @@ def infer_arrangements(
         problems = [captures.problem_of_arrangement(arrs[k]) for k in with_captures]
         search_stats = captures.SearchStats()
         found = captures.search(
-            evaluator.likelihood, problems, cfg.beam_width, cfg.beam_future, cfg.patience, stats=search_stats
+            evaluator.likelihood,
+            problems,
+            cfg.beam_width,
+            cfg.beam_future,
+            cfg.patience,
+            stats=search_stats,
+            passes=cfg.beam_passes,
         )
         if stats is not None:
             stats.evaluations += search_stats.evaluations
@@ -363,8 +369,9 @@ def write_table(
 def describe(network: str, cfg: AnnealConfig, precision: str) -> str:
     """One line naming a run's network and every setting of its search (SGF comments, stats files)."""
     if cfg.method == "beam":
+        passes = f", {cfg.beam_passes} passes (positions with captures)" if cfg.beam_passes > 1 else ""
         return (
-            f"network {network}; beam search, width {cfg.beam_width}, future weight {cfg.beam_future:g}; "
+            f"network {network}; beam search, width {cfg.beam_width}, future weight {cfg.beam_future:g}{passes}; "
             f"precision {precision}"
         )
     beam = f"beam width {cfg.beam_width}, future weight {cfg.beam_future:g}, " if cfg.init == "beam" else ""
@@ -606,7 +613,13 @@ def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, 
     stats = captures.SearchStats()
     with progress_bar(problem.moves, "infer", enabled=progress) as bar:
         (found,) = captures.search(
-            evaluator.likelihood, [problem], cfg.beam_width, cfg.beam_future, cfg.patience, stats=stats
+            evaluator.likelihood,
+            [problem],
+            cfg.beam_width,
+            cfg.beam_future,
+            cfg.patience,
+            stats=stats,
+            passes=cfg.beam_passes,
         )
         bar.update(problem.moves)
     if found is None:

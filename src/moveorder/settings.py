@@ -7,7 +7,8 @@ and :class:`AnnealConfig` (likelihood and search), :class:`ScoreConfig`
 their defaults from here; the workflow's defaults (``config/schema.yaml``) and
 ``config/config.yaml`` state the same values, the paper's where it gives one,
 and ``tests/test_settings.py`` checks that the three agree.  The workflow
-reads :func:`iterations_for` and :func:`beam_width_for` from here too.  Nothing here imports torch or
+reads :func:`iterations_for`, :func:`beam_width_for` and
+:func:`beam_passes_for` from here too.  Nothing here imports torch or
 anything outside the standard library, so the command line starts fast and
 the Snakefile can import it.
 """
@@ -39,6 +40,12 @@ def beam_width_for(n: int, width) -> int:
     if isinstance(width, Mapping):
         return _per_length(n, width)
     return int(width)
+
+
+def beam_passes_for(n: int, passes) -> int:
+    """``inference.beam_passes`` for ``n`` moves: one count for every length, or a table read as
+    :func:`beam_width_for` reads its."""
+    return beam_width_for(n, passes)
 
 
 def _per_length(n: int, table: Mapping) -> int:
@@ -74,6 +81,10 @@ class AnnealConfig:
     #: Positions with captures (moveorder.captures.search): where the beam finds no sequence, backtracking
     #: may spend this many times the beam's network evaluations; 0: none.
     patience: int = 2
+    #: Positions with captures (moveorder.captures.search): the beam is run this many times; a pass after
+    #: the first starts from the earlier passes' stone estimates and keeps each doomed stone to the capture
+    #: plan of the best order found so far (captures.py, "Passes").  Each pass costs one beam's evaluations.
+    beam_passes: int = 1
 
     def __post_init__(self):
         if self.neighbour not in NEIGHBOURS:
@@ -88,6 +99,8 @@ class AnnealConfig:
             raise ValueError(f"beam_width {self.beam_width}: expected at least 1")
         if not self.beam_future >= 0:
             raise ValueError(f"beam_future {self.beam_future}: expected 0 or more")
+        if self.beam_passes < 1:
+            raise ValueError(f"beam_passes {self.beam_passes}: expected at least 1")
         if self.patience < 0:
             raise ValueError(f"patience {self.patience}: expected 0 or more")
         if self.schedule not in SCHEDULES:

@@ -22,6 +22,7 @@ rule infer:
         schedule=config["inference"]["schedule"],
         method=lambda w: method_args(w.method),
         patience=config["inference"]["patience"],
+        passes=lambda w: mo_settings.beam_passes_for(int(w.n), config["inference"]["beam_passes"]),
         precision=config["policy"]["precision"],
         flags=lambda w: " ".join(
             f
@@ -46,6 +47,6 @@ rule infer:
         "--trials {wildcards.trials} --init {wildcards.init} --neighbour {wildcards.neighbour} "
         "--t-start {wildcards.t_start} --t-end {wildcards.t_end} --schedule {params.schedule} "
         "--seed {params.seed} --chunk {params.chunk} {params.cache} --precision {params.precision} "
-        "{params.method} --patience {params.patience} "
+        "{params.method} --patience {params.patience} --beam-passes {params.passes} "
         "{params.flags} "
         "> {log:q} 2>&1"
