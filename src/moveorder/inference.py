@@ -630,8 +630,8 @@ def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, 
             )
         raise ValueError(
             f"{where}: the search found no legal sequence reaching this position with prisoners "
-            f"{prisoners[0]} {prisoners[1]} (beam width {cfg.beam_width}, patience {cfg.patience}); "
-            "a wider --beam-width or a larger --patience searches further"
+            f"{prisoners[0]} {prisoners[1]} (beam width {cfg.beam_width}, {cfg.beam_passes} pass(es), patience "
+            f"{cfg.patience}); a wider --beam-width, more --beam-passes or a larger --patience searches further"
         )
     return best_of_trials([ChainResult(found[0], found[1])], problem.moves)
 
