@@ -2,7 +2,7 @@
 bookkeeping apart from the network.
 
     python bench/captures.py --network tygem --records data/records/pro/usable.jsonl \
-        [--lengths 40 60 80 100] [--games 10] [--width 64] [--future 1] [--patience 2] [--passes 1]
+        [--lengths 40 60 80 100] [--games 10] [--width 64] [--future 1] [--patience 2] [--passes 1] [--widen 1]
         [--json out.json]
         [--where-it-dies]
 
@@ -83,18 +83,18 @@ def problems_of(records_path, n, games):
     return arrs
 
 
-def run_length(net: PolicyLikelihood, arrs, width, future, patience, passes=1):
+def run_length(net: PolicyLikelihood, arrs, width, future, patience, passes=1, widen=1):
     problems = [cap.problem_of_arrangement(a) for a in arrs]
     rec = Recording(net)
     net.seconds, net.evaluations = 0.0, 0
     stats = cap.SearchStats()
     t0 = time.perf_counter()
-    found = cap.search(rec, problems, width, future, patience, stats=stats, passes=passes)
+    found = cap.search(rec, problems, width, future, patience, stats=stats, passes=passes, widen=widen)
     wall = time.perf_counter() - t0
     network = rec.seconds  # set by the search's position_log_probs on the wrapper
     replay = Replay(rec.outputs, net.legal_only)
     t0 = time.perf_counter()
-    again = cap.search(replay, problems, width, future, patience, passes=passes)
+    again = cap.search(replay, problems, width, future, patience, passes=passes, widen=widen)
     bookkeeping = time.perf_counter() - t0
     assert again == found, "the replayed search found other sequences"
     rows = []
@@ -172,6 +172,7 @@ def main(argv=None):
     p.add_argument("--future", type=float, default=1.0)
     p.add_argument("--patience", type=int, default=2)
     p.add_argument("--passes", type=int, default=1, help="runs of the beam (moveorder.captures.search)")
+    p.add_argument("--widen", type=int, default=1, help="width factor of a later pass where none found yet")
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
     p.add_argument("--json", default="")
     p.add_argument("--where-it-dies", action="store_true", help="only the beam's deaths, per problem")
@@ -184,8 +185,8 @@ def main(argv=None):
         if a.where_it_dies:
             where_it_dies(net, arrs, a.width, a.future)
             continue
-        res = run_length(net, arrs, a.width, a.future, a.patience, a.passes)
-        res |= {"width": a.width, "future": a.future, "patience": a.patience, "passes": a.passes}
+        res = run_length(net, arrs, a.width, a.future, a.patience, a.passes, a.widen)
+        res |= {"width": a.width, "future": a.future, "patience": a.patience, "passes": a.passes, "widen": a.widen}
         res |= {"threads": a.threads}
         out.append(res)
         print(json.dumps(res), flush=True)

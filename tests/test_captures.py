@@ -276,6 +276,45 @@ def test_a_second_pass_keeps_the_likelier_order_and_answers_exactly(shipped, cap
     assert found and set(cap.capture_plan(found[0][0])) <= set(plan)
 
 
+def test_a_wider_pass_goes_only_to_positions_not_answered_yet(shipped, capture_games, monkeypatch):
+    """``widen``: a pass after the first searches each position with no order yet with a wider beam, apart
+    from the others (which keep the width and their plan, each plan searched once), and finds orders the
+    narrow beam did not (measured: all 4 of these at 60 moves, against 1 after two passes of width 4)."""
+    problems = [problem_of(capture_games[k]) for k in (0, 1, 3, 7)]
+    calls, outs = [], []
+    real = cap.capture_beam
+
+    def spy(likelihood, batch, width, *args, **kwargs):
+        plans = kwargs.get("plans") or [None] * len(batch)
+        out = real(likelihood, batch, width, *args, **kwargs)
+        calls.append((width, [problems.index(p) for p in batch], plans, [bool(r) for r in out]))
+        outs.append(out)
+        return out
+
+    monkeypatch.setattr(cap, "capture_beam", spy)
+    wide = cap.search(shipped, problems, width=4, patience=0, passes=3, widen=4)
+    first = [r[0] if r else None for r in outs[0]]  # the first pass: one pass of width 4
+    unanswered = [k for k, r in enumerate(first) if r is None]
+    assert [c[:2] for c in calls[:3]] == [(4, [0, 1, 2, 3]), (4, [k for k in range(4) if first[k]]), (16, unanswered)]
+    answered, plans_of = set(), {k: [] for k in range(4)}
+    for j, (width, members, plans, got) in enumerate(calls):
+        for k, plan, ok in zip(members, plans, got):
+            if j:  # a later pass: wide exactly where no order was found before, else with a plan not searched yet
+                assert (width == 16) == (k not in answered) == (plan is None)
+                assert plan is None or plan not in plans_of[k]
+            plans_of[k].append(plan)
+            answered |= {k} if ok else set()
+    assert sum(len(c[1]) for c in calls[3:]) < 4  # the third pass skips the plans searched in the second
+    for problem, r1, r2 in zip(problems, first, wide):
+        assert r1 is None or (r2 is not None and r2[1] >= r1[1])
+        if r2 is not None:
+            assert_answers(r2[0], problem)
+            assert float(cap.sequence_log_probs(shipped, r2[0]).sum()) == pytest.approx(r2[1], abs=1e-9)
+    assert sum(r is not None for r in wide) >= sum(r is not None for r in first) + 2
+    with pytest.raises(ValueError, match="^widen 0: expected at least 1$"):
+        cap.search(shipped, problems, width=4, widen=0)
+
+
 def test_history_planes_are_the_training_planes(capture_games):
     """The search's input for positions with captures is training's (features.board_history_planes)."""
     moves = capture_games[0]

@@ -106,6 +106,7 @@ def test_anneal_config_refuses_each_bad_value_with_its_message():
         "beam_width": ({"beam_width": 0}, "^beam_width 0: expected at least 1$"),
         "beam_future": ({"beam_future": -0.5}, "^beam_future -0.5: expected 0 or more$"),
         "beam_passes": ({"beam_passes": 0}, "^beam_passes 0: expected at least 1$"),
+        "beam_widen": ({"beam_widen": 0}, "^beam_widen 0: expected at least 1$"),
         "schedule": ({"schedule": "cubic"}, "^schedule 'cubic': expected one of "),
     }
     for kw, message in refused.values():
@@ -144,7 +145,7 @@ def test_score_config_refuses_batches_without_a_shared_cache():
         S.ScoreConfig(tuning="")
 
 
-@pytest.mark.parametrize("key", ["beam_width", "beam_passes"])
+@pytest.mark.parametrize("key", ["beam_width", "beam_passes", "beam_widen"])
 def test_beam_width_and_passes_one_or_per_length(key):
     import jsonschema
 

@@ -354,7 +354,12 @@ def test_beam_width_per_length(tmp_path):
         training={"sets": []},
         policy={"network": "tygem"},
         selection={"lengths": [40, 60, 80], "captures": "required"},
-        inference={"method": "beam", "beam_width": {40: 128, 80: 32}, "beam_passes": {40: 1, 80: 2}},
+        inference={
+            "method": "beam",
+            "beam_width": {40: 128, 80: 32},
+            "beam_passes": {40: 1, 80: 2},
+            "beam_widen": {40: 1, 80: 4},
+        },
         sweeps=[],
     )
     infers = {c.split("--arrangements ")[1].split()[0]: c for c in cmds if c.startswith("moveorder infer-set")}
@@ -362,4 +367,6 @@ def test_beam_width_per_length(tmp_path):
     assert widths == {f"data/arrangements/pro/{n}m.jsonl": w for n, w in ((40, "128"), (60, "128"), (80, "32"))}
     passes = {a: c.split("--beam-passes ")[1].split()[0] for a, c in infers.items()}  # inference.beam_passes alike
     assert passes == {f"data/arrangements/pro/{n}m.jsonl": p for n, p in ((40, "1"), (60, "1"), (80, "2"))}
+    widen = {a: c.split("--beam-widen ")[1].split()[0] for a, c in infers.items()}
+    assert widen == {f"data/arrangements/pro/{n}m.jsonl": p for n, p in ((40, "1"), (60, "1"), (80, "4"))}
     assert all(f"/beam{widths[a]}f1-" in c for a, c in infers.items())

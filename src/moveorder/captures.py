@@ -41,7 +41,9 @@ Passes: :func:`search` may run the beam again (``passes``).  A later pass
 starts from the stone estimates of the passes before (every evaluation so far,
 so its future costs are informed from the first move), and where an order was
 found, keeps its doomed stones to that order's *capture plan*: the points
-where each colour had a stone captured (:func:`capture_plan`).  With the plan
+where each colour had a stone captured (:func:`capture_plan`), once a plan;
+where none was, it may search with a wider beam (``widen``: evaluations spent
+only on the problems not answered yet).  With the plan
 the doomed-set tier has nothing to spread, so such a problem is ranked by
 :data:`PLAN_TIERS`.  The likelier of the orders found is kept.  Boards are in the
 top-row-first flat order of :mod:`moveorder.board`; moves in and out are
@@ -553,25 +555,52 @@ def search(
     patience: int = _DEFAULTS.patience,
     stats: Optional[SearchStats] = None,
     passes: int = _DEFAULTS.beam_passes,
+    widen: int = _DEFAULTS.beam_widen,
 ) -> List[Optional[Tuple[List[int], float]]]:
     """The best sequence found for each problem and its log-likelihood, or None where none was found.
 
     :func:`capture_beam` over all problems at once, ``passes`` times: each
     pass after the first starts from the estimates of those before and
     searches a problem with an order found within that order's capture plan
-    (module docstring, "Passes"); the likelier order is kept (ties: the
-    earlier pass's).  A problem no pass found anything for is searched again
+    (module docstring, "Passes"), unless it was searched with that plan
+    before, and a problem with none found yet with ``widen`` times the
+    width; the likelier order is kept (ties: the earlier pass's).  A problem no pass found anything for is searched again
     by :func:`backtrack`, with up to ``patience`` times one pass's evaluations
     (``patience x width x moves``).  ``stats.unreachable`` counts the problems
     proven to have no sequence.
     """
     if passes < 1:
         raise ValueError(f"passes {passes}: expected at least 1")
+    if widen < 1:
+        raise ValueError(f"widen {widen}: expected at least 1")
     estimates = [_no_estimates() for _ in problems]
     found: List[Optional[Tuple[List[int], float]]] = [None] * len(problems)
+    searched: List[set] = [set() for _ in problems]  # the plans each problem was searched with
     for k in range(passes):
         plans = None if k == 0 else [None if r is None else capture_plan(r[0]) for r in found]
-        again = capture_beam(likelihood, problems, width, future, stats=stats, estimates=estimates, plans=plans)
+        groups = [(width, list(range(len(problems))))]
+        if k:  # a plan is searched once; a problem with no order yet is searched apart, with a wider beam
+            groups = [(width, [a for a, p in enumerate(plans) if p is not None and p not in searched[a]])]
+            groups.append((width * widen, [a for a, p in enumerate(plans) if p is None]))
+            for a in groups[0][1]:
+                searched[a].add(plans[a])
+            if widen == 1:  # one batch, as one width
+                groups = [(width, sorted(groups[0][1] + groups[1][1]))]
+        again: List[list] = [[] for _ in problems]
+        for w, members in groups:
+            if not members:
+                continue
+            sub = capture_beam(
+                likelihood,
+                [problems[a] for a in members],
+                w,
+                future,
+                stats=stats,
+                estimates=[estimates[a] for a in members],
+                plans=None if plans is None else [plans[a] for a in members],
+            )
+            for a, r in zip(members, sub):
+                again[a] = r
         found = [_likelier(r, a[0] if a else None) for r, a in zip(found, again)]
     for k, r in enumerate(found):
         if r is not None or patience < 1:

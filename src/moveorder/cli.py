@@ -520,6 +520,13 @@ def _anneal_options(s: argparse.ArgumentParser) -> None:
         "passes' stone estimates and keeps doomed stones to the capture plan of the best order found so far "
         "(default: %(default)s)",
     )
+    s.add_argument(
+        "--beam-widen",
+        type=_int_at_least(1),
+        default=d.beam_widen,
+        help="positions with captures: a pass after the first searches a position no earlier pass found an "
+        "order for with this many times the beam width (default: %(default)s)",
+    )
     s.add_argument("--init", choices=S.INITS, default=d.init, help="initial order (default: %(default)s)")
     s.add_argument(
         "--neighbour",

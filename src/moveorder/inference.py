@@ -145,6 +145,7 @@ def infer_arrangements(
             cfg.patience,
             stats=search_stats,
             passes=cfg.beam_passes,
+            widen=cfg.beam_widen,
         )
         if stats is not None:
             stats.evaluations += search_stats.evaluations
@@ -369,7 +370,10 @@ def write_table(
 def describe(network: str, cfg: AnnealConfig, precision: str) -> str:
     """One line naming a run's network and every setting of its search (SGF comments, stats files)."""
     if cfg.method == "beam":
-        passes = f", {cfg.beam_passes} passes (positions with captures)" if cfg.beam_passes > 1 else ""
+        passes = ""
+        if cfg.beam_passes > 1:
+            wider = f", {cfg.beam_widen}x wider where none found yet" if cfg.beam_widen > 1 else ""
+            passes = f", {cfg.beam_passes} passes{wider} (positions with captures)"
         return (
             f"network {network}; beam search, width {cfg.beam_width}, future weight {cfg.beam_future:g}{passes}; "
             f"precision {precision}"
@@ -620,6 +624,7 @@ def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, 
             cfg.patience,
             stats=stats,
             passes=cfg.beam_passes,
+            widen=cfg.beam_widen,
         )
         bar.update(problem.moves)
     if found is None:
@@ -630,7 +635,8 @@ def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, 
             )
         raise ValueError(
             f"{where}: the search found no legal sequence reaching this position with prisoners "
-            f"{prisoners[0]} {prisoners[1]} (beam width {cfg.beam_width}, {cfg.beam_passes} pass(es), patience "
+            f"{prisoners[0]} {prisoners[1]} (beam width {cfg.beam_width}, {cfg.beam_passes} pass(es)"
+            f"{f' widened {cfg.beam_widen}x' if cfg.beam_widen > 1 else ''}, patience "
             f"{cfg.patience}); a wider --beam-width, more --beam-passes or a larger --patience searches further"
         )
     return best_of_trials([ChainResult(found[0], found[1])], problem.moves)

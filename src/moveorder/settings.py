@@ -85,6 +85,9 @@ class AnnealConfig:
     #: the first starts from the earlier passes' stone estimates and keeps each doomed stone to the capture
     #: plan of the best order found so far (captures.py, "Passes").  Each pass costs one beam's evaluations.
     beam_passes: int = 1
+    #: Positions with captures: a pass after the first searches a problem no earlier pass found an order
+    #: for with this many times ``beam_width`` (1: the same width); evaluations go only to those problems.
+    beam_widen: int = 1
 
     def __post_init__(self):
         if self.neighbour not in NEIGHBOURS:
@@ -101,6 +104,8 @@ class AnnealConfig:
             raise ValueError(f"beam_future {self.beam_future}: expected 0 or more")
         if self.beam_passes < 1:
             raise ValueError(f"beam_passes {self.beam_passes}: expected at least 1")
+        if self.beam_widen < 1:
+            raise ValueError(f"beam_widen {self.beam_widen}: expected at least 1")
         if self.patience < 0:
             raise ValueError(f"patience {self.patience}: expected 0 or more")
         if self.schedule not in SCHEDULES:

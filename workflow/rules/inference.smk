@@ -23,6 +23,7 @@ rule infer:
         method=lambda w: method_args(w.method),
         patience=config["inference"]["patience"],
         passes=lambda w: mo_settings.beam_passes_for(int(w.n), config["inference"]["beam_passes"]),
+        widen=lambda w: mo_settings.beam_passes_for(int(w.n), config["inference"]["beam_widen"]),
         precision=config["policy"]["precision"],
         flags=lambda w: " ".join(
             f
@@ -48,5 +49,6 @@ rule infer:
         "--t-start {wildcards.t_start} --t-end {wildcards.t_end} --schedule {params.schedule} "
         "--seed {params.seed} --chunk {params.chunk} {params.cache} --precision {params.precision} "
         "{params.method} --patience {params.patience} --beam-passes {params.passes} "
+        "--beam-widen {params.widen} "
         "{params.flags} "
         "> {log:q} 2>&1"
