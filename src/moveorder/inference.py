@@ -637,7 +637,8 @@ def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, 
             f"{where}: the search found no legal sequence reaching this position with prisoners "
             f"{prisoners[0]} {prisoners[1]} (beam width {cfg.beam_width}, {cfg.beam_passes} pass(es)"
             f"{f' widened {cfg.beam_widen}x' if cfg.beam_widen > 1 else ''}, patience "
-            f"{cfg.patience}); a wider --beam-width, more --beam-passes or a larger --patience searches further"
+            f"{cfg.patience}); a wider --beam-width, more --beam-passes (with --beam-widen) or a larger "
+            "--patience searches further"
         )
     return best_of_trials([ChainResult(found[0], found[1])], problem.moves)
 
