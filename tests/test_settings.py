@@ -155,8 +155,8 @@ def test_beam_width_and_passes_one_or_per_length(key):
     for bad in (0, {40: 0}, {}, {40: "wide"}, 12.5):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({key: bad}, schema)
-    assert S.beam_passes_for(60, {40: 1, 80: 2}) == 1 and S.beam_passes_for(70, {40: 1, 80: 2}) == 2
-    assert S.beam_width_for(40, 32) == 32 and S.beam_width_for(100, "64") == 64
+    assert S.for_length(60, {40: 1, 80: 2}) == 1 and S.for_length(70, {40: 1, 80: 2}) == 2
+    assert S.for_length(40, 32) == 32 and S.for_length(100, "64") == 64
     table = {40: 256, "60": 128, 100: 32}
     lengths = (20, 40, 50, 60, 80, 90, 100, 120)
-    assert [S.beam_width_for(n, table) for n in lengths] == [256, 256, 256, 128, 128, 32, 32, 32]
+    assert [S.for_length(n, table) for n in lengths] == [256, 256, 256, 128, 128, 32, 32, 32]

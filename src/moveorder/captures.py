@@ -564,7 +564,8 @@ def search(
     searches a problem with an order found within that order's capture plan
     (module docstring, "Passes"), unless it was searched with that plan
     before, and a problem with none found yet with ``widen`` times the
-    width; the likelier order is kept (ties: the earlier pass's).  A problem no pass found anything for is searched again
+    width (in a batch of its own); the likelier order is kept (ties: the
+    earlier pass's).  A problem no pass found anything for is searched again
     by :func:`backtrack`, with up to ``patience`` times one pass's evaluations
     (``patience x width x moves``).  ``stats.unreachable`` counts the problems
     proven to have no sequence.
@@ -578,14 +579,17 @@ def search(
     searched: List[set] = [set() for _ in problems]  # the plans each problem was searched with
     for k in range(passes):
         plans = None if k == 0 else [None if r is None else capture_plan(r[0]) for r in found]
-        groups = [(width, list(range(len(problems))))]
-        if k:  # a plan is searched once; a problem with no order yet is searched apart, with a wider beam
-            groups = [(width, [a for a, p in enumerate(plans) if p is not None and p not in searched[a]])]
-            groups.append((width * widen, [a for a, p in enumerate(plans) if p is None]))
-            for a in groups[0][1]:
+        if k == 0:
+            groups = [(width, list(range(len(problems))))]
+        else:  # a plan is searched once; a problem with no order yet with a wider beam, in its own batch
+            planned = [a for a, p in enumerate(plans) if p is not None and p not in searched[a]]
+            unanswered = [a for a, p in enumerate(plans) if p is None]
+            for a in planned:
                 searched[a].add(plans[a])
-            if widen == 1:  # one batch, as one width
-                groups = [(width, sorted(groups[0][1] + groups[1][1]))]
+            if widen > 1:
+                groups = [(width, planned), (width * widen, unanswered)]
+            else:
+                groups = [(width, sorted(planned + unanswered))]
         again: List[list] = [[] for _ in problems]
         for w, members in groups:
             if not members:

@@ -7,8 +7,7 @@ and :class:`AnnealConfig` (likelihood and search), :class:`ScoreConfig`
 their defaults from here; the workflow's defaults (``config/schema.yaml``) and
 ``config/config.yaml`` state the same values, the paper's where it gives one,
 and ``tests/test_settings.py`` checks that the three agree.  The workflow
-reads :func:`iterations_for`, :func:`beam_width_for` and
-:func:`beam_passes_for` from here too.  Nothing here imports torch or
+reads :func:`iterations_for` and :func:`for_length` from here too.  Nothing here imports torch or
 anything outside the standard library, so the command line starts fast and
 the Snakefile can import it.
 """
@@ -34,18 +33,13 @@ def iterations_for(n: int, table: Optional[Dict[int, int]] = None) -> int:
     return _per_length(n, table or PAPER_ITERATIONS)
 
 
-def beam_width_for(n: int, width) -> int:
-    """``inference.beam_width`` for ``n`` moves: one width for every length, or a table of length ->
-    width read as :func:`iterations_for` reads its table (config/captures.yaml: wider where it is cheap)."""
-    if isinstance(width, Mapping):
-        return _per_length(n, width)
-    return int(width)
-
-
-def beam_passes_for(n: int, passes) -> int:
-    """``inference.beam_passes`` for ``n`` moves: one count for every length, or a table read as
-    :func:`beam_width_for` reads its."""
-    return beam_width_for(n, passes)
+def for_length(n: int, value) -> int:
+    """A per-length setting (``inference.beam_width``, ``beam_passes``, ``beam_widen``) for ``n`` moves:
+    one value for every length, or a table of length -> value read as :func:`iterations_for` reads its
+    table (config/captures.yaml: wider where it is cheap)."""
+    if isinstance(value, Mapping):
+        return _per_length(n, value)
+    return int(value)
 
 
 def _per_length(n: int, table: Mapping) -> int:

@@ -192,7 +192,7 @@ def main_run(dataset=None, **overrides):
 
 def run_name(run, n):
     """A run's folder at n moves: its iterations and its beam width are those of that length."""
-    width = mo_settings.beam_width_for(int(n), run["beam_width"])
+    width = mo_settings.for_length(int(n), run["beam_width"])
     return RUN_NAME.format(**{**run, "iterations": run["iterations"] or iterations_for(int(n)),
                               "method": method_token(run["method"], width, run["beam_future"])})
 
