@@ -59,6 +59,22 @@ def test_occupied():
         b.play(gb.WHITE, (3, 3))
 
 
+def test_group_is_the_connected_stones_of_one_colour_and_whether_one_has_a_liberty():
+    # Black B1-B2-B3 in a line, White A1-A2-A3 and C1-C2 beside it: white's stones cut black's
+    # liberties on two sides; B4 is black's last liberty.
+    b = gb.from_stones(
+        [coords.from_gtp(m) for m in ("B1", "B2", "B3")],
+        [coords.from_gtp(m) for m in ("A1", "A2", "A3", "C1", "C2", "C3")],
+    )
+    flat = {m: coords.to_flat(coords.from_gtp(m)) for m in ("A1", "A2", "A3", "B1", "B2", "B3", "C1")}
+    group, free = b.group(flat["B2"])
+    assert sorted(group) == sorted(flat[m] for m in ("B1", "B2", "B3")) and free
+    white, white_free = b.group(flat["A1"])
+    assert sorted(white) == sorted(flat[m] for m in ("A1", "A2", "A3")) and white_free
+    b.play(gb.WHITE, coords.from_gtp("B4"))  # fills black's last liberty: captured
+    assert all(b.points[flat[m]] == gb.EMPTY for m in ("B1", "B2", "B3"))
+
+
 def test_groups_without_liberties():
     b = gb.from_stones(black=[(0, 0)], white=[(0, 1), (1, 0)])
     assert gb.groups_without_liberties(b) == [[(0, 0)]]

@@ -68,8 +68,8 @@ class Board:
     def get(self, point: coords.Point) -> int:
         return self.points[coords.to_flat(point, self.size)]
 
-    def _group(self, start: int) -> Tuple[List[int], bool]:
-        """The group containing ``start`` and whether it has a liberty."""
+    def group(self, start: int) -> Tuple[List[int], bool]:
+        """The flat points of the group containing ``start`` (a stone) and whether it has a liberty."""
         colour = self.points[start]
         group, stack, seen, free = [], [start], {start}, False
         points, adj = self.points, self._adj
@@ -105,20 +105,20 @@ class Board:
         captured: List[int] = []
         for q in self._adj[p]:
             if self.points[q] == enemy:
-                group, free = self._group(q)
+                group, free = self.group(q)
                 if not free:
                     captured.extend(group)
                     for s in group:
                         self.points[s] = EMPTY
         if not captured:
-            _, free = self._group(p)
+            _, free = self.group(p)
             if not free:
                 self.points[p] = EMPTY
                 raise IllegalMove(f"{coords.to_gtp(move, self.size)} is suicide")
         # Simple ko: a single stone captured one stone and now stands alone in atari.
         self.ko = None
         if len(captured) == 1:
-            group, _ = self._group(p)
+            group, _ = self.group(p)
             libs = [q for q in self._adj[p] if self.points[q] == EMPTY]
             if len(group) == 1 and len(libs) == 1:
                 self.ko = captured[0]
@@ -155,7 +155,7 @@ def groups_without_liberties(board: Board) -> List[List[coords.Point]]:
     seen, dead = set(), []
     for p, v in enumerate(board.points):
         if v != EMPTY and p not in seen:
-            group, free = board._group(p)
+            group, free = board.group(p)
             seen.update(group)
             if not free:
                 dead.append(sorted(divmod(s, board.size) for s in group))

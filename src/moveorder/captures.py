@@ -380,7 +380,7 @@ def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] =
     groups = []
     for p in _doomed_points(arr, final):
         if p not in in_doomed:
-            group, _ = board._group(p)
+            group, _ = board.group(p)
             in_doomed.update(group)
             groups.append((cur[p], group))
             doomed[cur[p]] += len(group)
@@ -402,7 +402,7 @@ def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] =
     if not groups:
         return True
     costly: set = set()
-    adj = board._adj
+    adj = goboard.adjacent_points(board.size)
     for colour, group in groups:
         enemy = goboard.opponent(colour)
         for s in group:
