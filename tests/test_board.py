@@ -60,13 +60,13 @@ def test_occupied():
 
 
 def test_group_is_the_connected_stones_of_one_colour_and_whether_one_has_a_liberty():
-    # Black B1-B2-B3 in a line, White A1-A2-A3 and C1-C2 beside it: white's stones cut black's
-    # liberties on two sides; B4 is black's last liberty.
+    # Black B1-B2-B3 in a line, White A1-A2-A3 and C1-C2-C3 on both sides of it: B4 is black's last
+    # liberty, A4 white's on the left.
     b = gb.from_stones(
         [coords.from_gtp(m) for m in ("B1", "B2", "B3")],
         [coords.from_gtp(m) for m in ("A1", "A2", "A3", "C1", "C2", "C3")],
     )
-    flat = {m: coords.to_flat(coords.from_gtp(m)) for m in ("A1", "A2", "A3", "B1", "B2", "B3", "C1")}
+    flat = {m: coords.to_flat(coords.from_gtp(m)) for m in ("A1", "A2", "A3", "B1", "B2", "B3")}
     group, free = b.group(flat["B2"])
     assert sorted(group) == sorted(flat[m] for m in ("B1", "B2", "B3")) and free
     white, white_free = b.group(flat["A1"])
