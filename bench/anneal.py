@@ -28,11 +28,11 @@ import time
 import numpy as np
 import torch
 
-from moveorder import annealing as sa
-from moveorder.coords import MOVES
-from moveorder.features import planes_from_codes, position_codes
-from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
-from moveorder.networks import load_policy
+from moveorder.go.coords import MOVES
+from moveorder.nets.features import planes_from_codes, position_codes
+from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
+from moveorder.nets.networks import load_policy
+from moveorder.search import anneal as sa
 
 
 class ZeroCostLikelihood(PolicyLikelihood):
@@ -64,8 +64,8 @@ def synthetic_arrangements(count, n, seed=0):
 PREVIOUS_ZERO_COST = textwrap.dedent("""
     import json, sys, time
     import numpy as np, torch
-    from moveorder import annealing as sa
-    from moveorder.likelihood import PolicyLikelihood
+    from moveorder.search import anneal as sa
+    from moveorder.nets.likelihood import PolicyLikelihood
     class Zero(PolicyLikelihood):
         def __init__(self):
             self.device, self.legal_only, self.average_symmetries = torch.device("cpu"), False, False
@@ -84,8 +84,8 @@ PREVIOUS_ZERO_COST = textwrap.dedent("""
 PREVIOUS_NETWORK = textwrap.dedent("""
     import json, sys, time
     import torch
-    from moveorder import annealing as sa
-    from moveorder.likelihood import PolicyLikelihood
+    from moveorder.search import anneal as sa
+    from moveorder.nets.likelihood import PolicyLikelihood
     network, pairs, iterations, trials = json.loads(sys.argv[1])
     torch.set_num_threads(int(sys.argv[2]))
     model = PolicyLikelihood.from_file(network, device="cpu")
@@ -160,8 +160,8 @@ def zero_cost(a):
 
 def network(a):
     net = load_policy(a.network)
-    from moveorder.arrangements import load_arrangements
-    from moveorder.coords import sgf_to_lz
+    from moveorder.data.arrangements import load_arrangements
+    from moveorder.go.coords import sgf_to_lz
 
     arrs = load_arrangements(a.arrangements)[: a.games]
     pairs = [(sgf_to_lz(x.black), sgf_to_lz(x.white)) for x in arrs]

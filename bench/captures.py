@@ -7,7 +7,7 @@ bookkeeping apart from the network.
         [--where-it-dies]
 
 For each length ``n``: the first ``--games`` records (in file order) that qualify up to ``n`` but for
-captures and capture before move ``n`` (``moveorder.arrangements.eligible``, ``required``).  Each
+captures and capture before move ``n`` (``moveorder.data.arrangements.eligible``, ``required``).  Each
 length is searched twice in this one invocation:
 
 1. with the network, recording every output it gives (wall time, and the network's own time: input
@@ -35,12 +35,12 @@ import time
 import numpy as np
 import torch
 
-from moveorder import captures as cap
-from moveorder import coords
-from moveorder.arrangements import clip, eligible
-from moveorder.inference import matching_prefix
-from moveorder.likelihood import PolicyLikelihood
-from moveorder.records import load_records
+from moveorder.data.arrangements import clip, eligible
+from moveorder.data.records import load_records
+from moveorder.go import coords
+from moveorder.nets.likelihood import PolicyLikelihood
+from moveorder.search import captures as cap
+from moveorder.search.inference import matching_prefix
 
 
 class Recording:
@@ -171,7 +171,7 @@ def main(argv=None):
     p.add_argument("--width", type=int, default=64)
     p.add_argument("--future", type=float, default=1.0)
     p.add_argument("--patience", type=int, default=2)
-    p.add_argument("--passes", type=int, default=1, help="runs of the beam (moveorder.captures.search)")
+    p.add_argument("--passes", type=int, default=1, help="runs of the beam (moveorder.search.captures.search)")
     p.add_argument("--widen", type=int, default=1, help="width factor of a later pass where none found yet")
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
     p.add_argument("--json", default="")

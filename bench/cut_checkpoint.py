@@ -10,7 +10,7 @@ import sys
 
 import torch
 
-from moveorder.networks import LeelaNet, save_checkpoint
+from moveorder.nets.networks import LeelaNet, save_checkpoint
 
 
 def main(checkpoint: str, out: str) -> int:

@@ -1,4 +1,4 @@
-"""Each search method against the exact optimum (moveorder.exact) on small arrangements of real games.
+"""Each search method against the exact optimum (moveorder.search.exact) on small arrangements of real games.
 
     OMP_NUM_THREADS=1 python bench/exact.py --network results/networks/trained-pro/model.pt \
         --pool pro=data/pool/pro.jsonl [--pool kgs=data/pool/kgs.jsonl] [--stones 12] [--count 30] \
@@ -26,14 +26,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from moveorder import annealing as sa
-from moveorder.arrangements import clip
-from moveorder.beam import beam_search
-from moveorder.coords import sgf_to_lz
-from moveorder.exact import exact_orders
-from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
-from moveorder.networks import load_policy
-from moveorder.records import load_records
+from moveorder.data.arrangements import clip
+from moveorder.data.records import load_records
+from moveorder.go.coords import sgf_to_lz
+from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
+from moveorder.nets.networks import load_policy
+from moveorder.search import anneal as sa
+from moveorder.search.beam import beam_search
+from moveorder.search.exact import exact_orders
 
 TOL = 1e-9
 

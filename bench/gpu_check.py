@@ -79,7 +79,7 @@ class Report:
 def refuse_without_cuda():
     if torch.cuda.is_available():
         return
-    from moveorder.devices import gpus_allotted, why_no_cuda
+    from moveorder.nets.devices import gpus_allotted, why_no_cuda
 
     allotted = gpus_allotted()
     print(
@@ -95,8 +95,8 @@ def pool_file(a, work: Path) -> Path:
     """Records to train on and to draw arrangements from: --pool, else the mirror's Fox Pro2 archive's."""
     if a.pool:
         return Path(a.pool)
-    from moveorder.archives import extract_all
-    from moveorder.records import write_scan
+    from moveorder.data.archives import extract_all
+    from moveorder.data.qualify import write_scan
 
     pool = work / "pool.jsonl"
     if not pool.exists():
@@ -109,8 +109,8 @@ def arrangements_file(a, work: Path, n: int = 20) -> Path:
     """20 arrangements of ``n`` moves: --arrangements, else the first 20 qualified games of the pool."""
     if a.arrangements:
         return Path(a.arrangements)
-    from moveorder.arrangements import clip, write_jsonl
-    from moveorder.records import load_records
+    from moveorder.data.arrangements import clip, write_jsonl
+    from moveorder.data.records import load_records
 
     out = work / f"{n}m.jsonl"
     if not out.exists():
@@ -136,8 +136,8 @@ def step_tests(r, a):
 
 
 def step_batch(r, a, dev):
-    from moveorder.devices import arithmetic, synchronize
-    from moveorder.networks import LeelaNet, load_policy, policy_probs
+    from moveorder.nets.devices import arithmetic, synchronize
+    from moveorder.nets.networks import LeelaNet, load_policy, policy_probs
 
     r("| network | " + " | ".join(f"batch {b}" for b in a.batches) + " |")
     r("|---|" + "---|" * len(a.batches))
@@ -163,8 +163,8 @@ def step_batch(r, a, dev):
 def step_bookkeeping(r, a, dev):
     sys.path.insert(0, str(REPO / "bench"))
     from anneal import ZeroCostLikelihood, synthetic_arrangements
-    from moveorder import annealing as sa
-    from moveorder.likelihood import PositionEvaluator
+    from moveorder.nets.likelihood import PositionEvaluator
+    from moveorder.search import anneal as sa
 
     r("| moves | chains | us / chain-iteration (no cache) | positions asked / chain-iteration |")
     r("|---|---|---|---|")
@@ -182,8 +182,8 @@ def step_bookkeeping(r, a, dev):
 
 
 def step_position(r, a, dev, work):
-    from moveorder.arrangements import load_arrangements
-    from moveorder.inference import write_sgf
+    from moveorder.data.arrangements import load_arrangements
+    from moveorder.search.inference import write_sgf
 
     arr = load_arrangements(arrangements_file(a, work))[0]
     pos = work / "position.sgf"
@@ -202,7 +202,7 @@ def infer_set(a, arrangements, out, device, *method):
     t0 = time.perf_counter()
     args = ["infer-set", "--arrangements", arrangements, "--out", out, "--table", out.with_suffix(".csv")]
     moveorder(*args, "--network", a.network, "--device", device, "--quiet", *method)
-    from moveorder.inference import load_results
+    from moveorder.search.inference import load_results
 
     return load_results(out), time.perf_counter() - t0
 
@@ -241,8 +241,8 @@ def step_infer(r, a, dev, work):
 
 
 def step_train(r, a, dev, work):
+    from moveorder.nets.train import PositionSampler, train
     from moveorder.settings import TrainConfig
-    from moveorder.train import PositionSampler, train
 
     pool = pool_file(a, work)
     steps = a.train_steps
@@ -281,8 +281,8 @@ def step_train(r, a, dev, work):
 
 
 def step_katago(r, a, dev, work):
-    from moveorder.arrangements import load_arrangements
-    from moveorder.scoring import score_file
+    from moveorder.data.arrangements import load_arrangements
+    from moveorder.katago.scoring import score_file
     from moveorder.settings import ScoreConfig
 
     # One arrangement's actual sequence, scored as both sequences: its 21 positions (0 to 20 moves).
@@ -346,7 +346,7 @@ def main(argv=None):
         a.beam_width, a.sa_iterations = 8, 10
     else:
         refuse_without_cuda()
-        from moveorder.devices import resolve
+        from moveorder.nets.devices import resolve
 
         dev = resolve(a.device)
     r = Report(a.out)

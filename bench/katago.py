@@ -10,9 +10,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from moveorder.inference import load_results
-from moveorder.katago import AnalysisCache, KataGoEngine, analysis_config, default_env
-from moveorder.scoring import score_results
+from moveorder.katago.engine import AnalysisCache, KataGoEngine, analysis_config, default_env
+from moveorder.katago.scoring import score_results
+from moveorder.search.inference import load_results
 
 ROOT = Path(__file__).resolve().parents[1] / "tools/katago"
 

@@ -33,14 +33,14 @@ import numpy as np
 import pandas as pd
 import torch
 
-from moveorder import annealing as sa
-from moveorder.arrangements import load_arrangements
-from moveorder.coords import sgf_to_lz
-from moveorder.inference import matching_prefix
-from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
-from moveorder.metrics import share_on_or_above
-from moveorder.networks import load_policy
-from moveorder.plots import method_curves
+from moveorder.data.arrangements import load_arrangements
+from moveorder.go.coords import sgf_to_lz
+from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
+from moveorder.nets.networks import load_policy
+from moveorder.report.metrics import share_on_or_above
+from moveorder.report.plots import method_curves
+from moveorder.search import anneal as sa
+from moveorder.search.inference import matching_prefix
 
 
 def parse_run(text):

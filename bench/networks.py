@@ -14,9 +14,9 @@ import time
 import torch
 from torch import nn
 
-from moveorder.devices import arithmetic
-from moveorder.devices import synchronize as _sync
-from moveorder.networks import FusedPolicy, LeelaNet, policy_probs
+from moveorder.nets.devices import arithmetic
+from moveorder.nets.devices import synchronize as _sync
+from moveorder.nets.networks import FusedPolicy, LeelaNet, policy_probs
 
 CL = torch.channels_last
 
@@ -42,7 +42,7 @@ def rate(net, batch, device, seconds, layout=torch.contiguous_format, fused=Fals
 
 
 def train_rate(blocks, filters, batch, device, seconds, layout):
-    """Training steps per second (forward, policy + value loss, backward, AdamW), as moveorder.train runs them."""
+    """Training steps per second (forward, policy + value loss, backward, AdamW), as moveorder.nets.train runs them."""
     torch.manual_seed(0)
     net = LeelaNet(blocks, filters).to(device, memory_format=layout).train()
     opt = torch.optim.AdamW(net.parameters(), lr=1e-3)

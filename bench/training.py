@@ -10,7 +10,7 @@ Two networks by default, both trained here from the same seed:
   one of 8 symmetries per sample, AdamW 2e-3, 100 warm-up steps, cosine, float32;
 * ``now``: the configuration's ``training`` settings on the whole pool (every usable record).
 
-A game is held out by a hash of its id and the seed (moveorder.train.split_games), so the held-out games
+A game is held out by a hash of its id and the seed (moveorder.nets.train.split_games), so the held-out games
 of the qualified pool are exactly the qualified games among the held-out games of the whole pool, and
 no network trains on any of them. Every network is evaluated on both: all held-out games of the pool,
 and their qualified part. ``--variant`` adds networks (POOL: ``usable`` or ``qualified``; KEY=VALUE:
@@ -31,9 +31,9 @@ import numpy as np
 import torch
 import yaml
 
-from moveorder.records import load_records
+from moveorder.data.records import load_records
+from moveorder.nets.train import PositionSampler, evaluate, split_games, train
 from moveorder.settings import TrainConfig
-from moveorder.train import PositionSampler, evaluate, split_games, train
 
 # main's training at commit 9f32ba9 (what quick.yaml ran before issue 15: 2,000 steps, about 7 minutes here)
 BEFORE = dict(
@@ -53,8 +53,8 @@ def config_training(path: Path, seed: int) -> dict:
 
 def per_sample_batch(games, index, rows, rng):
     """main's batch assembly before issue 15: a Python loop over samples, symmetries in torch."""
-    from moveorder.features import board_history_planes
-    from moveorder.networks import SYMMETRY_MAPS, symmetry_planes
+    from moveorder.nets.features import board_history_planes
+    from moveorder.nets.networks import SYMMETRY_MAPS, symmetry_planes
 
     planes = np.empty((len(rows), 18, 19, 19), dtype=np.float32)
     targets = np.empty(len(rows), dtype=np.int64)
@@ -78,7 +78,7 @@ def batch_timing(records, batch_size: int, batches: int = 100) -> dict:
 
     Both draw the same symmetries from the same generator; the batches are checked to be equal.
     """
-    from moveorder.train import game_data
+    from moveorder.nets.train import game_data
 
     games = [game_data(r) for r in records]
     index = np.array([(g, i) for g, gd in enumerate(games) for i in range(len(gd.targets))], dtype=np.int64)
@@ -163,7 +163,7 @@ def main(argv=None) -> int:
         m = train(pools[pool_name], out / name, cfg, device="cpu", progress=False)
         wall = time.perf_counter() - t0
         state = torch.load(out / name / "model.pt", map_location="cpu", weights_only=False)
-        from moveorder.networks import LeelaNet
+        from moveorder.nets.networks import LeelaNet
 
         net = LeelaNet(cfg.blocks, cfg.filters)
         net.load_state_dict(state["model"])

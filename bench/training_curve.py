@@ -6,7 +6,7 @@
 
 A snapshot is a copy of the run's ``checkpoint.pt`` (train-policy writes one every
 ``checkpoint_every`` steps; copy them as they appear, e.g. ``cp checkpoint.pt SNAPSHOT_DIR/``).
-Each is evaluated as the cross-level table evaluates a network (moveorder.cross_level.heldout_table:
+Each is evaluated as the cross-level table evaluates a network (moveorder.report.cross_level.heldout_table:
 the held-out games of each pool by training's split and seed, 20,000 positions), so the last row of
 a finished run equals its metrics.json.  Wall time of a snapshot: its file time minus the run's start
 (``--start``, seconds since the epoch), so the curve is of this run on its machine, with whatever else ran beside it.
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import torch
 
-from moveorder.cross_level import heldout_table
-from moveorder.networks import LeelaNet, save_checkpoint
+from moveorder.nets.networks import LeelaNet, save_checkpoint
+from moveorder.report.cross_level import heldout_table
 
 
 def snapshot_model(path: Path, dest: Path) -> tuple:

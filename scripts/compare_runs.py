@@ -1,5 +1,5 @@
 """Compare two quick runs file by file: byte for byte, markdown tables cell by cell, and what holds a time
-with the time left out: a PDF's CreationDate, a CSV's wall-time columns (moveorder.sweeps.TIMING_COLUMNS),
+with the time left out: a PDF's CreationDate, a CSV's wall-time columns (moveorder.report.sweeps.TIMING_COLUMNS),
 the timings model.pt keeps in its metrics.
 
 python compare_runs.py BEFORE AFTER
@@ -25,7 +25,7 @@ def same_but_times(old, new):
     if new.suffix == ".csv":
         import pandas as pd
 
-        from moveorder.sweeps import TIMING_COLUMNS
+        from moveorder.report.sweeps import TIMING_COLUMNS
 
         a, b = pd.read_csv(old), pd.read_csv(new)
         timed = [c for c in TIMING_COLUMNS if c in b.columns]

@@ -1,4 +1,4 @@
-"""Ship a trained network with the package: src/moveorder/shipped/NAME.txt.gz beside NAME.json.
+"""Ship a trained network with the package: src/moveorder/nets/shipped/NAME.txt.gz beside NAME.json.
 
     python scripts/ship_network.py --name tygem --checkpoint results/networks/trained-tygem/model.pt \
         --config config/tygem.yaml --command "snakemake ..." --commit COMMIT --wall-seconds S \
@@ -8,7 +8,7 @@
 stopped at a step, whose learning rate had not decayed: the JSON says which step of how many).  The
 weights are written in Leela Zero's format (gzip, no timestamp); the JSON holds their sha256, the
 training configuration, the exact command and commit that made them, and their held-out top-1 and
-mean log-likelihood on each set's held-out games (moveorder.cross_level.heldout_table: training's
+mean log-likelihood on each set's held-out games (moveorder.report.cross_level.heldout_table: training's
 split and seed, 20,000 positions).  Refuses weights over 10 MB.
 """
 
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import torch
 
-from moveorder import shipped
-from moveorder.cross_level import heldout_table
-from moveorder.networks import LeelaNet, export_leela, parameter_count
+from moveorder.nets import shipped
+from moveorder.nets.networks import LeelaNet, export_leela, parameter_count
+from moveorder.report.cross_level import heldout_table
 
 LIMIT = 10 * 1024 * 1024
 

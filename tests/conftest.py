@@ -18,8 +18,8 @@ def sgf_dir(tmp_path):
 @pytest.fixture(scope="session")
 def pro2_pool(tmp_path_factory):
     """Qualified records of the Fox Pro2 archive from the offline mirror (real games)."""
-    from moveorder.archives import extract_all
-    from moveorder.records import write_scan
+    from moveorder.data.archives import extract_all
+    from moveorder.data.qualify import write_scan
 
     tmp = tmp_path_factory.mktemp("pro2")
     extract_all([MIRROR / "github.com/featurecat/go-dataset/raw/master/Pro/Pro2.7z"], tmp / "x")
@@ -43,8 +43,8 @@ def trained(pro2_pool, tmp_path_factory):
     is the same on any machine with this torch. The caller's thread count is restored after."""
     import torch
 
+    from moveorder.nets.train import train
     from moveorder.settings import TrainConfig
-    from moveorder.train import train
 
     out = tmp_path_factory.mktemp("net")
     cfg = TrainConfig(
@@ -69,7 +69,7 @@ def trained(pro2_pool, tmp_path_factory):
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
     """The real KataGo analysis engine (installed by scripts/setup.sh) with the small b6c96 network."""
-    from moveorder.katago import KataGoEngine, analysis_config, default_env
+    from moveorder.katago.engine import KataGoEngine, analysis_config, default_env
 
     assert KATAGO.exists() and KATAGO_SMALL_MODEL.exists(), "run scripts/setup.sh: it installs KataGo into tools/katago"
     tmp = tmp_path_factory.mktemp("katago")
@@ -83,7 +83,7 @@ def engine(tmp_path_factory):
 @pytest.fixture(scope="module")
 def model(trained):
     """The small trained network (see ``trained``) as a likelihood on the CPU."""
-    from moveorder.likelihood import PolicyLikelihood
+    from moveorder.nets.likelihood import PolicyLikelihood
 
     out, _, _ = trained
     return PolicyLikelihood.from_file(out / "model.pt", device="cpu")
@@ -92,6 +92,6 @@ def model(trained):
 @pytest.fixture(scope="module")
 def real_games(pro2_pool):
     """The qualified records of ``pro2_pool``."""
-    from moveorder.records import load_records
+    from moveorder.data.records import load_records
 
     return load_records(pro2_pool)

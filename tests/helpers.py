@@ -14,7 +14,7 @@ from typing import List, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from moveorder import coords
+from moveorder.go import coords
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -180,7 +180,7 @@ def killed_then_resumed(monkeypatch, pool, out, cfg, device, kill_at=5):
     import pytest
     import torch
 
-    from moveorder.train import PositionSampler, train
+    from moveorder.nets.train import PositionSampler, train
 
     real, calls = PositionSampler.batch, []
 

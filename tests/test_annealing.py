@@ -6,10 +6,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from moveorder import annealing as sa
-from moveorder.arrangements import clip
-from moveorder.coords import sgf_to_lz
-from moveorder.likelihood import PositionEvaluator
+from moveorder.data.arrangements import clip
+from moveorder.go.coords import sgf_to_lz
+from moveorder.nets.likelihood import PositionEvaluator
+from moveorder.search import anneal as sa
 
 
 @st.composite

@@ -7,7 +7,7 @@ import zipfile
 import py7zr
 import pytest
 
-from moveorder.archives import UnsafeArchiveError, extract_all, group_volumes
+from moveorder.data.archives import UnsafeArchiveError, extract_all, group_volumes
 
 
 def make_7z(path, files):

@@ -1,8 +1,8 @@
 """Selection is reproducible, clipping is right, and no evaluation game leaks into the pool."""
 
 from helpers import filler_moves, make_sgf
-from moveorder.arrangements import clip, select_games
-from moveorder.records import read_sgf
+from moveorder.data.arrangements import clip, select_games
+from moveorder.data.records import read_sgf
 
 
 def fake_records(k):

@@ -1,15 +1,15 @@
-"""moveorder.beam: beam search over orders, and the exact solver it becomes without a width limit."""
+"""moveorder.search.beam: beam search over orders, and the exact solver it becomes without a width limit."""
 
 import itertools
 
 import pytest
 import torch
 
-from moveorder import annealing as sa
-from moveorder.arrangements import clip
-from moveorder.beam import _ranked, beam_search
-from moveorder.coords import sgf_to_lz
-from moveorder.likelihood import PositionEvaluator
+from moveorder.data.arrangements import clip
+from moveorder.go.coords import sgf_to_lz
+from moveorder.nets.likelihood import PositionEvaluator
+from moveorder.search import anneal as sa
+from moveorder.search.beam import _ranked, beam_search
 
 
 def test_exact_solver_equals_enumerating_every_order(model, real_games):

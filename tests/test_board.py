@@ -1,9 +1,9 @@
-"""Captures, suicide and ko on moveorder.board."""
+"""Captures, suicide and ko on moveorder.go.board."""
 
 import pytest
 
-from moveorder import board as gb
-from moveorder import coords
+from moveorder.go import board as gb
+from moveorder.go import coords
 
 
 def play_all(b, moves, colour=gb.BLACK):

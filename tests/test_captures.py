@@ -1,4 +1,4 @@
-"""moveorder.captures: orders of play for positions with captures (issue 25).
+"""moveorder.search.captures: orders of play for positions with captures (issue 25).
 
 The property every test checks: a sequence the search returns, replayed
 through the board module from the empty board, is legal and gives exactly
@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 import torch
 
-from moveorder import board as goboard
-from moveorder import captures as cap
-from moveorder import coords
-from moveorder.beam import beam_search
-from moveorder.features import board_history_planes
-from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
-from moveorder.records import load_records
+from moveorder.data.records import load_records
+from moveorder.go import board as goboard
+from moveorder.go import coords
+from moveorder.nets.features import board_history_planes
+from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
+from moveorder.search import captures as cap
+from moveorder.search.beam import beam_search
 
 
 def problem_of(moves_lz):
@@ -148,8 +148,8 @@ def test_real_games_with_captures_every_answer_replays_to_the_input(shipped, cap
 
 def test_the_search_never_prunes_a_real_sequence(capture_games):
     """The necessary conditions hold along every actual sequence: the candidate filter keeps each move,
-    and every prefix passes :func:`moveorder.captures._alive` (real games, and random corner play)."""
-    from moveorder.features import FLAT_OF_LZ
+    and every prefix passes :func:`moveorder.search.captures._alive` (real games, and random corner play)."""
+    from moveorder.nets.features import FLAT_OF_LZ
 
     rng = np.random.default_rng(5)
     corner = []
@@ -329,8 +329,8 @@ def test_history_planes_are_the_training_planes(capture_games):
 
 @pytest.mark.parametrize("future", [0.0, 1.0])
 def test_capture_free_positions_get_the_beams_orders(model, real_games, future):
-    """Without captures the search is the ranked beam of moveorder.beam, order for order."""
-    from moveorder.arrangements import clip
+    """Without captures the search is the ranked beam of moveorder.search.beam, order for order."""
+    from moveorder.data.arrangements import clip
 
     arrs = [clip(r, 14, "pro") for r in real_games[70:74]]
     pairs = [(coords.sgf_to_lz(a.black), coords.sgf_to_lz(a.white)) for a in arrs]
@@ -422,14 +422,14 @@ def test_feasibility_conditions():
 
 def record_of(moves_sgf_text):
     from helpers import make_sgf
-    from moveorder.records import read_sgf
+    from moveorder.data.records import read_sgf
 
     moves = [moves_sgf_text[k : k + 2] for k in range(0, len(moves_sgf_text), 2)]
     return read_sgf(make_sgf(moves).encode(), "corner.sgf")
 
 
 def test_an_arrangement_with_captures_keeps_the_stones_standing_and_the_prisoners():
-    from moveorder.arrangements import Arrangement, clip, eligible
+    from moveorder.data.arrangements import Arrangement, clip, eligible
 
     text = HAND_MADE["four stones at once"]
     rec = record_of(text)
@@ -456,7 +456,7 @@ def test_an_arrangement_with_captures_keeps_the_stones_standing_and_the_prisoner
 def test_an_old_arrangement_line_reads_as_capture_free():
     import json
 
-    from moveorder.arrangements import Arrangement
+    from moveorder.data.arrangements import Arrangement
 
     line = json.dumps({"id": "g", "set": "pro", "n": 2, "black": ["dd"], "white": ["pp"], "actual": ["dd", "pp"]})
     assert Arrangement.from_json(line).prisoners == [0, 0]
@@ -502,7 +502,7 @@ def test_the_tool_orders_a_record_with_captures_with_the_beam_only(tmp_path, cap
     assert not out.exists()
     assert infer_tool(rec, "--moves", 14, "--method", "beam", "--beam-width", 16, "-o", out) == 0
     a = record_of(text)
-    from moveorder.arrangements import clip
+    from moveorder.data.arrangements import clip
 
     want = clip(a, 14, "x")
     black, white, taken = replayed_by_sgfmill(out)
@@ -512,7 +512,7 @@ def test_the_tool_orders_a_record_with_captures_with_the_beam_only(tmp_path, cap
 
 
 def test_the_tool_orders_setup_stones_with_prisoners(tmp_path, caplog):
-    from moveorder.arrangements import clip
+    from moveorder.data.arrangements import clip
 
     want = clip(record_of(HAND_MADE["ko fight"]), 16, "x")
     pos = tmp_path / "pos.sgf"
@@ -552,9 +552,9 @@ def test_the_tool_refuses_a_position_no_sequence_reaches(tmp_path, caplog, stone
 def test_infer_set_orders_a_file_with_and_without_captures(tmp_path, shipped):
     """infer-set on a file mixing positions with captures and without: the beam answers both kinds (the
     capture-free one exactly as alone), the rows say what was captured where, and the annealer refuses."""
-    from moveorder.annealing import AnnealConfig
-    from moveorder.arrangements import clip, write_jsonl
-    from moveorder.inference import infer_set, load_results
+    from moveorder.data.arrangements import clip, write_jsonl
+    from moveorder.search.anneal import AnnealConfig
+    from moveorder.search.inference import infer_set, load_results
 
     arrs = [clip(record_of(HAND_MADE[name]), 14, "corner") for name in sorted(HAND_MADE)]
     for k, a in enumerate(arrs):
@@ -587,8 +587,8 @@ def test_infer_set_orders_a_file_with_and_without_captures(tmp_path, shipped):
         )
     assert stats.evaluations > 0 and stats.not_found == 0
     # the table keeps the capture columns, blank for the capture-free row; the summary counts them
-    from moveorder.inference import write_table
-    from moveorder.metrics import summarize
+    from moveorder.report.metrics import summarize
+    from moveorder.search.inference import write_table
 
     table = write_table(load_results(tmp_path / "out.jsonl"), tmp_path / "14m.csv", tmp_path / "sgf")
     assert list(table.columns[-3:]) == ["prisoners", "found", "captured_placed"]

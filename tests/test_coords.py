@@ -1,11 +1,11 @@
-"""The coordinate table in moveorder.coords, row by row, against sgfmill."""
+"""The coordinate table in moveorder.go.coords, row by row, against sgfmill."""
 
 import itertools
 
 import pytest
 from sgfmill import common, sgf_properties
 
-from moveorder import coords
+from moveorder.go import coords
 
 CORNERS = {  # name: (internal, sgf, gtp, flat, lz, sgfmill, cartesian): the docstring's table
     "top-left": ((0, 0), "aa", "A19", 0, 342, (18, 0), (0, 18)),

@@ -5,8 +5,8 @@ import pytest
 
 from helpers import fake_tables
 from moveorder.cli import main
-from moveorder.cross_level import heldout_table, inference_table, trained_on
-from moveorder.records import load_records
+from moveorder.data.records import load_records
+from moveorder.report.cross_level import heldout_table, inference_table, trained_on
 
 
 def test_network_on_its_own_set_equals_its_training_metrics(trained, tmp_path):

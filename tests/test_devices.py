@@ -1,4 +1,4 @@
-"""The GPU path, checked on a CPU (issue 26): moveorder.devices, and what training, the likelihood, scoring,
+"""The GPU path, checked on a CPU (issue 26): moveorder.nets.devices, and what training, the likelihood, scoring,
 the SLURM GPU profile and bench/gpu_check.py do with a device.  Each test holds what a GPU machine would
 see (a state loaded onto another device, a GPU allotted but unseen, a card's compute capability) against
 the code; tests/test_gpu.py runs the same paths on a real CUDA device (``pytest -m gpu``)."""
@@ -16,12 +16,12 @@ import torch
 import yaml
 
 from helpers import FIXTURE, MIRROR, REPO, run_snakemake
-from moveorder import cli, devices
-from moveorder.likelihood import GPU_BATCH, PolicyLikelihood
-from moveorder.networks import LeelaNet, _symmetry_maps, load_policy, policy_probs
-from moveorder.scoring import score_file
-from moveorder.settings import ScoreConfig, TrainConfig
-from moveorder.train import (
+from moveorder import cli
+from moveorder.katago.scoring import score_file
+from moveorder.nets import devices
+from moveorder.nets.likelihood import GPU_BATCH, PolicyLikelihood
+from moveorder.nets.networks import LeelaNet, _symmetry_maps, load_policy, policy_probs
+from moveorder.nets.train import (
     PositionSampler,
     Prefetch,
     autocast_dtype,
@@ -30,6 +30,7 @@ from moveorder.train import (
     training_batches,
     value_loss,
 )
+from moveorder.settings import ScoreConfig, TrainConfig
 
 NO_CUDA = pytest.mark.skipif(torch.cuda.is_available(), reason="checks what happens where torch sees no GPU")
 GPU_VARIABLES = ("CUDA_VISIBLE_DEVICES", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS", "SLURM_GPUS_ON_NODE")
@@ -107,7 +108,7 @@ def test_arithmetic_sets_the_switches_for_one_call_and_puts_them_back():
 def test_each_likelihood_runs_its_network_in_its_own_arithmetic(monkeypatch):
     """The switches are process-wide: a likelihood sets them for its own calls, so a second one with another
     precision cannot change the first's (before, each set them once, when it was made)."""
-    from moveorder import likelihood
+    from moveorder.nets import likelihood
 
     seen = []
     real = likelihood.policy_probs
@@ -328,7 +329,7 @@ def test_the_engine_config_a_scoring_job_writes(tmp_path, gpu, tuning, tuner_giv
 
 def test_the_score_command_asks_whether_the_job_has_a_gpu(tmp_path, monkeypatch):
     """``moveorder score`` (the workflow's rule) decides from the job's devices when not told."""
-    from moveorder import scoring
+    from moveorder.katago import scoring
 
     asked = {}
 

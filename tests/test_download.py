@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from helpers import MIRROR
-from moveorder.download import ChecksumError, fetch, mirror_path, sha256_of
+from moveorder.data.download import ChecksumError, fetch, mirror_path, sha256_of
 
 PAYLOAD = bytes(range(256)) * 4096  # 1 MiB
 

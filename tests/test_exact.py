@@ -1,4 +1,4 @@
-"""The exact solver (moveorder.exact): the same optimum as the merged breadth-first search over every order
+"""The exact solver (moveorder.search.exact): the same optimum as the merged breadth-first search over every order
 (annealing.brute_force), never below beam search's best, and fewer prefixes visited."""
 
 import math
@@ -7,12 +7,12 @@ import pytest
 import torch
 
 from helpers import FIXTURE
-from moveorder import annealing as sa
-from moveorder.arrangements import clip
-from moveorder.beam import beam_search
-from moveorder.coords import MOVES, sgf_to_lz
-from moveorder.exact import exact_orders
-from moveorder.likelihood import InputHasher, PolicyLikelihood, PositionEvaluator
+from moveorder.data.arrangements import clip
+from moveorder.go.coords import MOVES, sgf_to_lz
+from moveorder.nets.likelihood import InputHasher, PolicyLikelihood, PositionEvaluator
+from moveorder.search import anneal as sa
+from moveorder.search.beam import beam_search
+from moveorder.search.exact import exact_orders
 
 
 @pytest.fixture(scope="module", autouse=True)

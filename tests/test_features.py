@@ -1,12 +1,12 @@
-"""moveorder.features: Leela Zero's input planes, from boards drawn in ASCII and from sequences (pure)."""
+"""moveorder.nets.features: Leela Zero's input planes, from boards drawn in ASCII and from sequences (pure)."""
 
 import numpy as np
 import torch
 
 from helpers import OPENING, load_board
-from moveorder import board as goboard
-from moveorder import coords
-from moveorder.features import (
+from moveorder.go import board as goboard
+from moveorder.go import coords
+from moveorder.nets.features import (
     FLAT_OF_LZ,
     HISTORY,
     NEVER,
@@ -98,7 +98,7 @@ def hand_planes(moves, i):
 def test_every_path_gives_the_planes_written_out_by_hand():
     """sequence_planes, the codes (position_codes then planes_from_codes, from an empty table cache) and
     board_history_planes, at every position of a 10-move opening, against the planes written out by hand."""
-    from moveorder import features
+    from moveorder.nets import features
 
     features._PLANE_TABLES.clear()  # the table built here, not one an earlier test left in the cache
     moves = OPENING[:10]
@@ -134,7 +134,7 @@ def test_placement_times_by_hand():
 def test_dtypes_and_devices_follow_the_contract():
     """Each function's output dtype as documented, and every tensor on its input's device: checked on
     torch's meta device (shapes without data, on any machine), as a GPU would need."""
-    from moveorder import features
+    from moveorder.nets import features
 
     seq = torch.tensor([coords.sgf_to_lz(OPENING[:6])])
     codes = position_codes(seq, torch.zeros(6, dtype=torch.long), torch.arange(6))

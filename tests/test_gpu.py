@@ -11,16 +11,16 @@ import pytest
 import torch
 
 from helpers import FIXTURE, killed_then_resumed
-from moveorder import annealing as sa
 from moveorder import cli
-from moveorder.arrangements import clip, write_jsonl
-from moveorder.coords import sgf_to_lz
-from moveorder.features import position_codes
-from moveorder.inference import load_results
-from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
-from moveorder.networks import LeelaNet
+from moveorder.data.arrangements import clip, write_jsonl
+from moveorder.go.coords import sgf_to_lz
+from moveorder.nets.features import position_codes
+from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
+from moveorder.nets.networks import LeelaNet
+from moveorder.nets.train import train
+from moveorder.search import anneal as sa
+from moveorder.search.inference import load_results
 from moveorder.settings import TrainConfig
-from moveorder.train import train
 
 pytestmark = [
     pytest.mark.gpu,
@@ -127,7 +127,7 @@ def test_training_on_the_gpu_repeats_itself_and_resumes_to_the_same_weights(pro2
 
 def test_float32_training_metrics_on_the_gpu_are_the_cpus_evaluation(pro2_pool, tmp_path):
     """No TF32: cross_level's float32 re-evaluation on the CPU gives the GPU's metrics.json, within tolerance."""
-    from moveorder.cross_level import heldout_table
+    from moveorder.report.cross_level import heldout_table
 
     cfg = TrainConfig(blocks=2, filters=16, steps=20, batch_size=32, heldout_positions=500, seed=7, precision="float32")
     metrics = train(pro2_pool, tmp_path / "net", cfg, device="cuda", progress=False)

@@ -19,8 +19,9 @@ from sgfmill import sgf
 import helpers
 from helpers import OPENING, REPO, filler_moves, make_sgf
 from moveorder import cli
-from moveorder.inference import read_position
-from moveorder.records import RecordError, read_sgf, write_scan
+from moveorder.data.qualify import write_scan
+from moveorder.data.records import RecordError, read_sgf
+from moveorder.search.inference import read_position
 
 FIXTURE = str(helpers.FIXTURE)
 
@@ -28,7 +29,7 @@ FIXTURE = str(helpers.FIXTURE)
 @pytest.fixture
 def no_search(monkeypatch):
     """Any attempt to load the network (which every search needs first) fails the test."""
-    from moveorder import likelihood
+    from moveorder.nets import likelihood
 
     def search_started(*args, **kwargs):
         raise AssertionError("the search started before the input was refused")
@@ -248,7 +249,7 @@ def test_infer_refuses_a_file_that_is_not_a_network_naming_it(tmp_path, caplog, 
 def test_infer_set_refuses_a_broken_arrangements_line_naming_the_file_and_the_line(
     tmp_path, caplog, no_search, broken, detail
 ):
-    from moveorder.arrangements import Arrangement
+    from moveorder.data.arrangements import Arrangement
 
     arr = tmp_path / "20m.jsonl"
     good = Arrangement(id="g1", set="pro", n=2, black=["dd"], white=["pp"], actual=["dd", "pp"]).to_json()
@@ -347,7 +348,7 @@ def test_filter_reasons_are_the_true_ones(tmp_path, sgf_dir):
     assert "not_19x19" in rejected["small.sgf"] and "SZ[13]" in rejected["small.sgf"]
     assert "several_games" in rejected["two-games.sgf"] and "2 games" in rejected["two-games.sgf"]
     assert counts["qualified"] == 3 and counts["not_19x19"] == 1 and counts["several_games"] == 1
-    from moveorder.records import load_records
+    from moveorder.data.records import load_records
 
     recs = {r.source: r for r in load_records(tmp_path / "q.jsonl")}
     assert recs["no-paren-variations.sgf"].moves == "".join(filler_moves(60))
@@ -541,8 +542,8 @@ def test_no_traceback_from_the_command_line(tmp_path):
 
 
 def test_score_shows_progress_over_the_positions_it_analyses(tmp_path, capsys):
-    from moveorder.katago import AnalysisCache, KataGoEngine
-    from moveorder.scoring import score_results
+    from moveorder.katago.engine import AnalysisCache, KataGoEngine
+    from moveorder.katago.scoring import score_results
 
     rows = [
         {

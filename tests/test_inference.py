@@ -8,13 +8,14 @@ from sgfmill import sgf
 
 import helpers
 from helpers import OPENING, make_sgf
-from moveorder import cli, inference
-from moveorder.annealing import AnnealConfig, lgm
-from moveorder.arrangements import clip, write_jsonl
-from moveorder.coords import sgf_to_lz
-from moveorder.inference import infer_arrangements, infer_set, load_results, matching_prefix, write_table
-from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
-from moveorder.records import load_records
+from moveorder import cli
+from moveorder.data.arrangements import clip, write_jsonl
+from moveorder.data.records import load_records
+from moveorder.go.coords import sgf_to_lz
+from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
+from moveorder.search import inference
+from moveorder.search.anneal import AnnealConfig, lgm
+from moveorder.search.inference import infer_arrangements, infer_set, load_results, matching_prefix, write_table
 
 FIXTURE = str(helpers.FIXTURE)
 

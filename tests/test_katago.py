@@ -1,4 +1,4 @@
-"""moveorder.katago: the real engine (installed by scripts/setup.sh) and the client's protocol handling."""
+"""moveorder.katago.engine: the real engine (installed by scripts/setup.sh) and the client's protocol handling."""
 
 import math
 import os
@@ -10,8 +10,8 @@ import pytest
 from helpers import KATAGO, REPO
 from helpers import KATAGO_SMALL_MODEL as SMALL
 from helpers import KATAGO_TUNER as TUNER
-from moveorder import coords
-from moveorder.katago import EnginePool, KataGoEngine, KataGoError, analysis_config, default_env
+from moveorder.go import coords
+from moveorder.katago.engine import EnginePool, KataGoEngine, KataGoError, analysis_config, default_env
 
 FAKE = [sys.executable, str(REPO / "tests/fake_katago.py")]
 
@@ -39,7 +39,7 @@ def test_real_engine_policy_and_score_leads(engine):
         assert len(r["policy"]) == 362 and len(legal) == 362 - t
         assert math.isclose(sum(legal), 1.0, abs_tol=1e-3)
         assert math.isfinite(r["rootInfo"]["scoreLead"])
-    # KataGo's policy runs from the top row: moveorder.coords' flat index, checked against the engine.
+    # KataGo's policy runs from the top row: moveorder.go.coords' flat index, checked against the engine.
     policy = res[("open", 4)]["policy"]
     occupied = sorted(k for k, p in enumerate(policy[:361]) if p == -1)
     assert occupied == sorted(coords.to_flat(coords.from_gtp(m)) for _, m in moves)

@@ -1,4 +1,4 @@
-"""moveorder.katago_install: the katrain wheel's KataGo as scripts/setup.sh installed it, a user's own binary,
+"""moveorder.katago.install: the katrain wheel's KataGo as scripts/setup.sh installed it, a user's own binary,
 and a wheel that is not the pinned one."""
 
 import subprocess
@@ -7,8 +7,8 @@ import zipfile
 import pytest
 
 from helpers import KATAGO, KATAGO_TUNER, REPO
-from moveorder.download import ChecksumError
-from moveorder.katago_install import TUNE_SECTIONS, install_from_katrain, link_user_binary, tuning_text
+from moveorder.data.download import ChecksumError
+from moveorder.katago.install import TUNE_SECTIONS, install_from_katrain, link_user_binary, tuning_text
 from moveorder.settings import KATRAIN_MODEL
 
 

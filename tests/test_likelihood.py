@@ -1,4 +1,4 @@
-"""moveorder.likelihood, the one likelihood path: input keys, the evaluator's cache, legal_only, precision,
+"""moveorder.nets.likelihood, the one likelihood path: input keys, the evaluator's cache, legal_only, precision,
 and the heatmap against leelaz."""
 
 import pytest
@@ -6,10 +6,11 @@ import torch
 
 from helpers import FIXTURE, OPENING
 from leelaz_ref import heatmaps
-from moveorder import cli, coords
-from moveorder.features import position_codes, sequence_planes
-from moveorder.likelihood import InputHasher, PolicyLikelihood, PositionEvaluator, policy_heatmap
-from moveorder.networks import FusedPolicy, policy_probs
+from moveorder import cli
+from moveorder.go import coords
+from moveorder.nets.features import position_codes, sequence_planes
+from moveorder.nets.likelihood import InputHasher, PolicyLikelihood, PositionEvaluator, policy_heatmap
+from moveorder.nets.networks import FusedPolicy, policy_probs
 
 
 def random_sequences(count, n, seed=0):

@@ -1,8 +1,8 @@
-"""moveorder.loss: the paper's loss of a move and of a sequence, by hand (pure, no engine)."""
+"""moveorder.katago.loss: the paper's loss of a move and of a sequence, by hand (pure, no engine)."""
 
 import pytest
 
-from moveorder.loss import compact_analysis, move_losses, sequence_loss
+from moveorder.katago.loss import compact_analysis, move_losses, sequence_loss
 
 
 def test_move_losses_perspective_and_options():

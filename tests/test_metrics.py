@@ -1,11 +1,11 @@
-"""moveorder.metrics: pure functions of the tables, against numpy and by hand."""
+"""moveorder.report.metrics: pure functions of the tables, against numpy and by hand."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from helpers import fake_tables
-from moveorder.metrics import better_both_ways, share_on_or_above, slope_through_origin, summarize
+from moveorder.report.metrics import better_both_ways, share_on_or_above, slope_through_origin, summarize
 
 
 def test_slope_through_origin_matches_numpy_lstsq():

@@ -8,12 +8,12 @@ import torch
 
 from helpers import FIXTURE, OPENING
 from leelaz_ref import heatmaps
-from moveorder import coords
-from moveorder.features import board_history_planes, sequence_planes
-from moveorder.likelihood import PolicyLikelihood
-from moveorder.networks import load_leela, load_policy, policy_probs
+from moveorder.go import coords
+from moveorder.nets.features import board_history_planes, sequence_planes
+from moveorder.nets.likelihood import PolicyLikelihood
+from moveorder.nets.networks import load_leela, load_policy, policy_probs
+from moveorder.nets.train import game_data, train
 from moveorder.settings import TrainConfig
-from moveorder.train import game_data, train
 
 SECOND = [
     "pd",
@@ -147,7 +147,7 @@ def test_resume_continues_from_checkpoint(trained, pro2_pool):
 def test_history_planes_with_captures_match_sequence_planes():
     """For a capture-free game both feature builders agree, position by position."""
     from helpers import filler_moves, make_sgf
-    from moveorder.records import read_sgf
+    from moveorder.data.records import read_sgf
 
     rec = read_sgf(make_sgf(filler_moves(30)).encode(), "x.sgf")
     gd = game_data(rec)
@@ -162,7 +162,7 @@ def test_capture_history_against_leelaz():
     moves = ["dd", "ed", "pp", "dc", "pd", "de", "dp", "cd"]  # white captures D16 (dd) at move 8
     net = load_leela(FIXTURE)
     from helpers import make_sgf
-    from moveorder.records import read_sgf
+    from moveorder.data.records import read_sgf
 
     gd = game_data(read_sgf(make_sgf(moves).encode(), "cap.sgf"))
     assert gd.boards[-1][coords.to_flat(coords.from_sgf("dd"))] == 0
@@ -221,7 +221,8 @@ def test_train_policy_verb_trains_what_it_is_told_and_leelaz_reads_its_export(pr
 
 def test_shipped_network_matches_leelaz():
     """The network shipped as the default likelihood is a Leela Zero weights file that leelaz itself reads alike."""
-    from moveorder import settings, shipped
+    from moveorder import settings
+    from moveorder.nets import shipped
 
     net = load_policy(settings.SHIPPED_NETWORK)
     checked, ref = assert_matches_leelaz(net, shipped.weights(settings.SHIPPED_NETWORK), POSITIONS[:6])

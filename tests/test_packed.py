@@ -8,10 +8,10 @@ import torch
 
 from helpers import capture_at_30, filler_moves, handicap_sgf, make_sgf
 from moveorder.cli import main
-from moveorder.packed import NEVER, PackedPool, PackedSampler, game_moves, pack_pool, pack_records, starts_empty
-from moveorder.records import load_records, read_sgf
+from moveorder.data.records import load_records, read_sgf
+from moveorder.nets.packed import NEVER, PackedPool, PackedSampler, game_moves, pack_pool, pack_records, starts_empty
+from moveorder.nets.train import PositionSampler, train
 from moveorder.settings import TrainConfig
-from moveorder.train import PositionSampler, train
 
 
 def _from_empty(path):

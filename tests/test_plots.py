@@ -1,9 +1,9 @@
-"""moveorder.plots: the LGM-ratio colour scale and a figure written to disk."""
+"""moveorder.report.plots: the LGM-ratio colour scale and a figure written to disk."""
 
 import pandas as pd
 import pytest
 
-from moveorder import plots
+from moveorder.report import plots
 
 
 def test_ratio_one_is_white_and_extremes_are_blue_and_red():

@@ -5,8 +5,9 @@ import csv
 import pytest
 
 from helpers import capture_at_30, filler_moves, handicap_sgf, make_sgf
-from moveorder import records
-from moveorder.records import RecordError, qualify, read_sgf
+from moveorder.data import records
+from moveorder.data.qualify import write_scan
+from moveorder.data.records import RecordError, qualify, read_sgf
 
 
 def check(text, capture_free=50, min_moves=50, encoding="utf-8"):
@@ -106,7 +107,7 @@ def test_scan_counts_every_file(sgf_dir, tmp_path):
     (sgf_dir / "sub" / "broken.SGF").write_bytes(b"(;GM[1]SZ[19];B[")
     (sgf_dir / "gbk.sgf").write_bytes(make_sgf(filler_moves(60), root="PB[柯洁]").encode("gbk"))
     (sgf_dir / "readme.txt").write_text("not a record")
-    counts = records.write_scan(sgf_dir, tmp_path / "q.jsonl", tmp_path / "r.csv", tmp_path / "x.csv", workers=2)
+    counts = write_scan(sgf_dir, tmp_path / "q.jsonl", tmp_path / "r.csv", tmp_path / "x.csv", workers=2)
     assert counts["files"] == 4 and counts["qualified"] == 2
     assert counts["handicap"] == 1 and counts["unreadable"] == 1
     rows = list(csv.DictReader(open(tmp_path / "x.csv")))
@@ -165,7 +166,7 @@ def test_scan_writes_usable_records_and_counts_the_rest(sgf_dir, tmp_path):
     (sgf_dir / "cap.sgf").write_text(make_sgf(capture_at_30()))
     (sgf_dir / "double.sgf").write_text(make_sgf(filler_moves(60), colours="BB" + "WB" * 30))
     (sgf_dir / "broken.sgf").write_text("(;GM[1]SZ[19];B[")
-    counts = records.write_scan(
+    counts = write_scan(
         sgf_dir, tmp_path / "q.jsonl", tmp_path / "r.csv", tmp_path / "x.csv", usable_path=tmp_path / "u.jsonl"
     )
     assert counts["files"] == 5 and counts["qualified"] == 1 and counts["usable"] == 3

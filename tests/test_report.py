@@ -7,15 +7,16 @@ import pytest
 import yaml
 
 from helpers import REPO, fake_tables
-from moveorder import cli, plots
-from moveorder.metrics import better_both_ways, slope_through_origin, summarize
-from moveorder.report import (
+from moveorder import cli
+from moveorder.report.metrics import better_both_ways, slope_through_origin, summarize
+from moveorder.report.summary import (
     COMPARED,
     build_summary,
     comparison_table,
     make_report,
     network_of,
     networks_line,
+    plots,
     write_examples,
 )
 
@@ -95,7 +96,7 @@ def test_report_names_each_sets_network_and_appends_cross_level(tmp_path, monkey
 
 
 class Recorder:
-    """Stands in for the figure functions of moveorder.plots (tested in test_plots.py): records each call."""
+    """Stands in for the figure functions of moveorder.report.plots (tested in test_plots.py): records each call."""
 
     def __init__(self, monkeypatch):
         self.calls = []

@@ -1,4 +1,4 @@
-"""moveorder.scoring with the real KataGo: shared prefixes analysed once, a cache that resumes."""
+"""moveorder.katago.scoring with the real KataGo: shared prefixes analysed once, a cache that resumes."""
 
 import json
 import math
@@ -9,8 +9,8 @@ import pytest
 from helpers import KATAGO, KATAGO_TUNER
 from helpers import KATAGO_SMALL_MODEL as SMALL
 from moveorder import cli
-from moveorder.katago import AnalysisCache
-from moveorder.scoring import score_results
+from moveorder.katago.engine import AnalysisCache
+from moveorder.katago.scoring import score_results
 
 
 def test_scoring_dedupes_shared_prefixes_and_uses_cache(engine, tmp_path):
@@ -134,7 +134,7 @@ def test_actual_analysed_once_for_every_length_gives_the_same_losses(tmp_path):
     """`moveorder analyse-actual` over a set's lengths (clips of the same game), then `moveorder score
     --seed-cache` for each length: the actual positions are analysed once, each score job analyses only
     the inferred sequence's new positions, and every loss equals that of a job without the seed."""
-    from moveorder.arrangements import Arrangement
+    from moveorder.data.arrangements import Arrangement
 
     game = ["pd", "dp", "qp", "dd", "oc", "qj"]
     inferred = {4: ["pd", "dp", "dd", "qp"], 6: ["pd", "dp", "qp", "dd", "qj", "oc"]}
@@ -194,7 +194,7 @@ NVIDIA_LINE = (
 
 
 def test_the_opencl_device_is_read_from_katagos_stderr():
-    from moveorder.katago import is_cpu_device, opencl_device
+    from moveorder.katago.engine import is_cpu_device, opencl_device
 
     assert opencl_device("KataGo v1.18.1\n" + POCL_LINE + "\nStarted\n") == "pthread-haswell-AMD EPYC (AuthenticAMD)"
     assert opencl_device(NVIDIA_LINE) == "NVIDIA H200 (NVIDIA Corporation)"
@@ -209,13 +209,13 @@ def test_the_opencl_device_is_read_from_katagos_stderr():
 def test_katago_on_the_cpu_beside_a_gpu_is_named_and_warned_about(tmp_path, caplog, gpu):
     """The real KataGo on this machine's pocl: the stats name the device it used; a job that has a GPU (told
     so here) but whose KataGo ran on the CPU's OpenCL device gets a warning saying how to give it the GPU."""
-    from moveorder.scoring import score_file, write_scores
+    from moveorder.katago.scoring import score_file, write_scores
     from moveorder.settings import ScoreConfig
 
     row = {"set": "t", "id": "g", "n": 2, "lgm": 0.2, "actual_lgm": 0.1, "exact_match": False}
     (tmp_path / "r.jsonl").write_text(json.dumps({**row, "actual": ["pd", "dp"], "inferred": ["dp", "pd"]}) + "\n")
     cfg = ScoreConfig(visits=2, threads=1, tuning="cpu")
-    with caplog.at_level("WARNING", logger="moveorder.scoring"):
+    with caplog.at_level("WARNING", logger="moveorder.katago.scoring"):
         out, settings = score_file(tmp_path / "r.jsonl", KATAGO, SMALL, tmp_path / "kg", cfg, KATAGO_TUNER, gpu=gpu)
     write_scores(out, tmp_path / "t.csv", tmp_path / "m.csv", tmp_path / "s.json", settings)
     device = json.loads((tmp_path / "s.json").read_text())["katago_device"]

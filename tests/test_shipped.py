@@ -7,8 +7,9 @@ import sys
 import pytest
 from sgfmill import sgf
 
-from moveorder import settings, shipped
-from moveorder.networks import load_policy
+from moveorder import settings
+from moveorder.nets import shipped
+from moveorder.nets.networks import load_policy
 from test_networks import POSITIONS, assert_matches_leelaz
 
 OPENING = "pd dp qp dd fq cn qf nc pj jp".split()

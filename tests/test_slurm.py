@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from helpers import FIXTURE, MIRROR, REPO, filler_moves, make_sgf, run_snakemake
-from moveorder.sweeps import TIMING_COLUMNS
+from moveorder.report.sweeps import TIMING_COLUMNS
 
 PROFILE = REPO / "config/profiles/slurm"
 SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: .*?slurm_logs/rule_(\w+)/")

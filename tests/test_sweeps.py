@@ -1,4 +1,4 @@
-"""moveorder.sweeps: sweep files read and checked, their runs, and the summary table and figure (no Snakemake)."""
+"""moveorder.report.sweeps: sweep files read and checked, their runs, and the summary table and figure (no Snakemake)."""
 
 import json
 import math
@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from helpers import REPO, fake_tables
-from moveorder import cli, sweeps
+from moveorder import cli
+from moveorder.report import sweeps
 
 
 def test_the_shipped_sweeps_name_known_axes_and_expand_to_their_runs():
@@ -96,7 +97,7 @@ def test_an_unknown_figure_kind_is_refused_naming_the_file(tmp_path):
 def test_summary_hands_the_figure_its_values_labels_and_the_papers(tmp_path, monkeypatch):
     """What summarize_sweep gives the plots: a bar per run named by its one axis value (the whole label
     when it has more), the metric as the axis label, the paper's ablation values; the table's columns."""
-    from moveorder import plots
+    from moveorder.report import plots
 
     drawn = {}
     monkeypatch.setattr(plots, "ablation_bars", lambda *a: drawn.setdefault("bars", a))

@@ -8,14 +8,14 @@ import pytest
 import torch
 
 from helpers import capture_at_30, filler_moves, handicap_sgf, killed_then_resumed, make_sgf
-from moveorder import coords
 from moveorder.cli import main
-from moveorder.cross_level import heldout_table
-from moveorder.features import board_history_planes
-from moveorder.networks import SYMMETRY_MAPS, LeelaNet, symmetry_planes
-from moveorder.records import load_records, read_sgf
+from moveorder.data.records import load_records, read_sgf
+from moveorder.go import coords
+from moveorder.nets.features import board_history_planes
+from moveorder.nets.networks import SYMMETRY_MAPS, LeelaNet, symmetry_planes
+from moveorder.nets.train import PositionSampler, autocast_dtype, game_data, lr_factor, split_games, train
+from moveorder.report.cross_level import heldout_table
 from moveorder.settings import TrainConfig
-from moveorder.train import PositionSampler, autocast_dtype, game_data, lr_factor, split_games, train
 
 
 def test_handicap_game_starts_from_its_stones_with_white_to_move():
@@ -190,8 +190,8 @@ def test_pre_trained_weights_start_fine_tuning_where_they_are(pro2_pool):
     """Leela Zero's files fold each batch norm's shift into its mean; training mode normalises with the
     batch's mean, so copied naively the shipped network forgets its shifts. start_from re-expresses
     them: the eval-mode network is the file's, and in training mode it predicts nearly as well."""
-    from moveorder.networks import load_policy
-    from moveorder.train import start_from
+    from moveorder.nets.networks import load_policy
+    from moveorder.nets.train import start_from
 
     sampler = PositionSampler.from_records(load_records(pro2_pool)[:60])
     calibrate = sampler.batch(np.random.default_rng(1).integers(0, len(sampler), 512), None)[0]
@@ -217,7 +217,7 @@ def test_fine_tuning_continues_the_pre_trained_network(pro2_pool, tmp_path):
     """A run with ``init`` starts from that network: a few steps at a tiny learning rate keep its
     held-out accuracy, which random weights are far from; its checkpoint cannot be resumed by a run
     with another ``init``."""
-    from moveorder import shipped
+    from moveorder.nets import shipped
 
     tune = TrainConfig(
         blocks=4, filters=32, steps=2, batch_size=16, lr=1e-7, warmup_steps=0, seed=5, heldout_positions=2000,

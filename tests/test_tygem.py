@@ -9,9 +9,11 @@ import zipfile
 import pytest
 
 from helpers import MIRROR, filler_moves
-from moveorder import cli, tygem
-from moveorder.archives import extract_all
-from moveorder.records import qualify, read_sgf, usable, write_scan
+from moveorder import cli
+from moveorder.data import tygem
+from moveorder.data.archives import extract_all
+from moveorder.data.qualify import write_scan
+from moveorder.data.records import qualify, read_sgf, usable
 
 TYGEM = MIRROR / "github.com/yenw/computer-go-dataset/raw/master/TYGEM"
 

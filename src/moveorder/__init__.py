@@ -4,26 +4,27 @@ Reproduces Hsueh & Ikeda, "Can We Infer Move Sequences in Go from Stone
 Arrangements?" (ACG 2023): a human-move policy network gives the likelihood of
 a sequence, and simulated annealing searches the orders of the given stones.
 
-The stages, in the order data flows through them (module; Snakemake rule file; ``moveorder`` verb):
+The stages, in the order data flows through them; each subpackage imports only those above it in
+this table (``tests/test_layout.py`` checks it):
 
-==============================  =======================================  ======================  ======================
-stage                           modules                                  rule file               verb
-==============================  =======================================  ======================  ======================
-records: download, unpack,      download, archives, records, board       workflow/rules/data.smk download, extract,
-qualify                         tygem                                                            filter
-arrangements: evaluation games  arrangements                             workflow/rules/data.smk select
-clipped to n moves; the pool
-likelihood: our networks and    networks, features, train, packed,       networks.smk            train-policy,
-P(move | position)              likelihood, cross_level, shipped                                 pack-pool, cross-level,
-                                                                                                 policy
-search: the order of play       annealing, beam, inference               inference.smk           infer-set, infer
-KataGo scoring                  katago_install, katago, loss, scoring    scoring.smk             install-katago, score
-figures and tables              metrics, plots, report, sweeps           figures.smk, sweeps.smk report, sweep-summary
-==============================  =======================================  ======================  ======================
+========  ===============================================  =======================  ======================
+package   modules                                          rule file                verbs
+========  ===============================================  =======================  ======================
+go/       coords, board: the game itself (no torch)        (every stage)            -
+data/     download, archives, records, tygem, qualify,     workflow/rules/data.smk  download, extract,
+          arrangements: records in, evaluation sets out                             filter, select
+nets/     features, networks, likelihood, devices,         networks.smk             train-policy,
+          packed, train, shipped: P(move | position)                                pack-pool, policy
+search/   anneal, beam, exact, captures, inference:        inference.smk            infer-set, infer
+          the order of play
+katago/   install, engine, loss, scoring: the judge        scoring.smk              install-katago, score,
+                                                                                    analyse-actual
+report/   metrics, plots, summary, sweeps, cross_level:    figures.smk, sweeps.smk, report, sweep-summary,
+          figures and tables                               networks.smk             cross-level
+========  ===============================================  =======================  ======================
 
-Shared by every stage: :mod:`moveorder.coords` (every coordinate conversion),
-:mod:`moveorder.settings` (every default) and :mod:`moveorder.cli` (parses and
-dispatches, nothing else).
+Beside them: :mod:`moveorder.settings` (every default; imported by every stage, imports none) and
+:mod:`moveorder.cli` (parses and dispatches, nothing else; imports every stage).
 """
 
 __version__ = "0.1.0"

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Dict, Tuple
 
-from . import settings as S
-from .sweeps import FIGURES
+from moveorder import settings as S
+from moveorder.report.sweeps import FIGURES
 
 log = logging.getLogger("moveorder")
 
@@ -88,7 +88,7 @@ def _download_options(s: argparse.ArgumentParser) -> None:
 
 @verb("download", "fetch one file by URL (or from a mirror), checking its sha256", _download_options)
 def cmd_download(a: argparse.Namespace) -> int:
-    from .download import fetch
+    from moveorder.data.download import fetch
 
     fetch(
         a.url,
@@ -118,7 +118,7 @@ def _extract_options(s: argparse.ArgumentParser) -> None:
 
 @verb("extract", "unpack archives (7z, multi-volume 7z, tar.*, zip) into a folder", _extract_options)
 def cmd_extract(a: argparse.Namespace) -> int:
-    from .archives import unpack_inputs
+    from moveorder.data.archives import unpack_inputs
 
     for f in unpack_inputs([Path(f) for f in a.files], Path(a.dest), a.format):
         log.info("unpacked %s", f)
@@ -164,7 +164,7 @@ def _filter_options(s: argparse.ArgumentParser) -> None:
 
 @verb("filter", "read every game record below a folder and keep the games that qualify", _filter_options)
 def cmd_filter(a: argparse.Namespace) -> int:
-    from .records import write_scan
+    from moveorder.data.qualify import write_scan
 
     counts = write_scan(
         Path(a.input),
@@ -224,7 +224,7 @@ def _select_options(s: argparse.ArgumentParser) -> None:
 
 @verb("select", "pick evaluation games, clip them, and write the training pool", _select_options)
 def cmd_select(a: argparse.Namespace) -> int:
-    from .arrangements import select_set
+    from moveorder.data.arrangements import select_set
 
     counts = select_set(
         Path(a.records),
@@ -340,7 +340,7 @@ def _train_policy_options(s: argparse.ArgumentParser) -> None:
 
 @verb("train-policy", "train a Leela-Zero-architecture policy network on a pool", _train_policy_options)
 def cmd_train_policy(a: argparse.Namespace) -> int:
-    from .train import train
+    from moveorder.nets.train import train
 
     train(Path(a.pool), Path(a.out_dir), _config_from(S.TrainConfig, a), device=a.device, progress=_progress(a))
     return 0
@@ -366,7 +366,7 @@ def _pack_pool_options(s: argparse.ArgumentParser) -> None:
     _pack_pool_options,
 )
 def cmd_pack_pool(a: argparse.Namespace) -> int:
-    from .packed import pack_file
+    from moveorder.nets.packed import pack_file
 
     pack_file(Path(a.pool), Path(a.out), a.processes, a.even_only)
     return 0
@@ -420,7 +420,7 @@ def _cross_level_options(s: argparse.ArgumentParser) -> None:
 
 @verb("cross-level", "every trained network on every set's held-out games (and inference runs)", _cross_level_options)
 def cmd_cross_level(a: argparse.Namespace) -> int:
-    from .cross_level import write_tables
+    from moveorder.report.cross_level import write_tables
 
     held, _ = write_tables(
         {name: Path(path) for name, path in a.network},
@@ -454,8 +454,8 @@ def _policy_options(s: argparse.ArgumentParser) -> None:
 
 @verb("policy", "print a network's policy (permille) after GTP moves, like leelaz heatmap", _policy_options)
 def cmd_policy(a: argparse.Namespace) -> int:
-    from . import coords
-    from .likelihood import policy_heatmap
+    from moveorder.go import coords
+    from moveorder.nets.likelihood import policy_heatmap
 
     print(policy_heatmap(Path(a.network), [coords.from_gtp(m) for m in a.moves], a.average))
     return 0
@@ -471,7 +471,7 @@ def _anneal_options(s: argparse.ArgumentParser) -> None:
         "--network",
         default=S.SHIPPED_NETWORK,
         help="Leela Zero weights (.txt/.gz/.zip), a moveorder .pt, or a network shipped with moveorder "
-        "(moveorder.shipped: tygem) (default: %(default)s)",
+        "(moveorder.nets.shipped: tygem) (default: %(default)s)",
     )
     s.add_argument(
         "--iterations",
@@ -574,7 +574,7 @@ def _anneal_options(s: argparse.ArgumentParser) -> None:
 
 
 def _evaluator(a: argparse.Namespace):
-    from .likelihood import evaluator_from_file
+    from moveorder.nets.likelihood import evaluator_from_file
 
     return evaluator_from_file(
         Path(a.network),
@@ -604,7 +604,7 @@ def _infer_set_options(s: argparse.ArgumentParser) -> None:
 
 @verb("infer-set", "infer the order of play for every arrangement of a file", _infer_set_options)
 def cmd_infer_set(a: argparse.Namespace) -> int:
-    from .inference import infer_set_file
+    from moveorder.search.inference import infer_set_file
 
     infer_set_file(
         Path(a.arrangements),
@@ -655,8 +655,8 @@ def _infer_options(s: argparse.ArgumentParser) -> None:
 
 @verb("infer", "infer how one position was played: SGF in, ordered SGF out", _infer_options)
 def cmd_infer(a: argparse.Namespace) -> int:
-    from . import coords
-    from .inference import infer_position
+    from moveorder.go import coords
+    from moveorder.search.inference import infer_position
 
     row = infer_position(
         a.position,
@@ -685,7 +685,7 @@ def _install_katago_options(s: argparse.ArgumentParser) -> None:
 
 @verb("install-katago", "install KataGo (from the katrain wheel, or a binary you have)", _install_katago_options)
 def cmd_install_katago(a: argparse.Namespace) -> int:
-    from .katago_install import install_from_katrain, link_user_binary
+    from moveorder.katago.install import install_from_katrain, link_user_binary
 
     if a.binary:
         link_user_binary(Path(a.binary), Path(a.dest))
@@ -773,7 +773,7 @@ def _score_options(s: argparse.ArgumentParser) -> None:
 
 @verb("score", "KataGo losses of the actual and inferred sequences of an inference result", _score_options)
 def cmd_score(a: argparse.Namespace) -> int:
-    from .scoring import score_file, write_scores
+    from moveorder.katago.scoring import score_file, write_scores
 
     out, settings = score_file(
         Path(a.results),
@@ -821,7 +821,7 @@ def _analyse_actual_options(s: argparse.ArgumentParser) -> None:
     _analyse_actual_options,
 )
 def cmd_analyse_actual(a: argparse.Namespace) -> int:
-    from .scoring import analyse_actual_file
+    from moveorder.katago.scoring import analyse_actual_file
 
     out = analyse_actual_file(
         [Path(p) for p in a.arrangements],
@@ -876,7 +876,7 @@ def _report_options(s: argparse.ArgumentParser) -> None:
 
 @verb("report", "summary tables, the paper comparison and every figure of a run", _report_options)
 def cmd_report(a: argparse.Namespace) -> int:
-    from .report import make_report
+    from moveorder.report.summary import make_report
 
     entries = [(s, int(n), Path(i), Path(c)) for s, n, i, c in a.entry]
     datasets = dict(kv.split("=", 1) for kv in a.dataset)
@@ -917,7 +917,7 @@ def _sweep_summary_options(s: argparse.ArgumentParser) -> None:
 
 @verb("sweep-summary", "aggregate the runs of a sweep into a table and an ablation figure", _sweep_summary_options)
 def cmd_sweep_summary(a: argparse.Namespace) -> int:
-    from .sweeps import summarize_sweep
+    from moveorder.report.sweeps import summarize_sweep
 
     summarize_sweep(
         a.name,

@@ -20,7 +20,7 @@ from typing import Dict, Mapping, Optional, Tuple
 NEIGHBOURS = ("swp2", "mov2", "rot3", "mix")
 INITS = ("greedy", "random", "beam")
 METHODS = ("anneal", "beam", "beam+anneal")
-#: selection.captures: which games a set's evaluation games may be (moveorder.arrangements.eligible).
+#: selection.captures: which games a set's evaluation games may be (moveorder.data.arrangements.eligible).
 CAPTURES = ("forbidden", "allowed", "required")
 SCHEDULES = ("geometric", "linear")
 MIX_ORDER = ("swp2", "mov2", "rot3")
@@ -72,10 +72,10 @@ class AnnealConfig:
     #: Weight of the estimate of the stones still to play when the beam ranks prefixes (beam.py);
     #: 0: by log-likelihood alone (the plain beam).
     beam_future: float = 1.0
-    #: Positions with captures (moveorder.captures.search): where the beam finds no sequence, backtracking
+    #: Positions with captures (moveorder.search.captures.search): where the beam finds no sequence, backtracking
     #: may spend this many times the beam's network evaluations; 0: none.
     patience: int = 2
-    #: Positions with captures (moveorder.captures.search): the beam is run this many times; a pass after
+    #: Positions with captures (moveorder.search.captures.search): the beam is run this many times; a pass after
     #: the first starts from the earlier passes' stone estimates and keeps each doomed stone to the capture
     #: plan of the best order found so far (captures.py, "Passes").  Each pass costs one beam's evaluations.
     beam_passes: int = 1
@@ -132,7 +132,7 @@ PRECISIONS = ("float32", "bfloat16", "tf32")
 CACHE_SLOTS = 1 << 17
 
 
-#: The network a run uses when none is named: the one shipped with the package (moveorder.shipped).
+#: The network a run uses when none is named: the one shipped with the package (moveorder.nets.shipped).
 SHIPPED_NETWORK = "tygem"
 
 
@@ -151,7 +151,7 @@ class PolicyConfig:
 
 
 #: How a dataset's records are stored (``datasets.NAME.record_format``): SGF files, or the Tygem
-#: dataset's one game a line (moveorder.tygem).
+#: dataset's one game a line (moveorder.data.tygem).
 RECORD_FORMATS = ("sgf", "tygem")
 
 
@@ -170,7 +170,7 @@ class SelectConfig:
     games: int = 100
     lengths: Tuple[int, ...] = (20, 40)
     #: forbidden: the paper's qualified games only; allowed: captures before the length too;
-    #: required: a capture before the shortest length (moveorder.arrangements.eligible).
+    #: required: a capture before the shortest length (moveorder.data.arrangements.eligible).
     captures: str = "forbidden"
 
 
@@ -215,10 +215,10 @@ class TrainConfig:
 
 # --- KataGo ----------------------------------------------------------------------------------------
 
-#: The strong network the katrain wheel ships (moveorder.katago_install installs it).
+#: The strong network the katrain wheel ships (moveorder.katago.install installs it).
 KATRAIN_MODEL = "b10c384h6nbttflrs.bin.gz"
 DELTA_MAX = ("best_move", "root")
-#: ``katago.tuning``: the OpenCL tuning KataGo is given (moveorder.katago.opencl_tuning); any other value is
+#: ``katago.tuning``: the OpenCL tuning KataGo is given (moveorder.katago.engine.opencl_tuning); any other value is
 #: the path of a tuning file of yours.
 TUNINGS = ("auto", "cpu", "katago")
 

@@ -8,11 +8,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 # The package's pure modules (standard library and PyYAML only) hold the domain logic the workflow
-# shares with the command line: the defaults (moveorder.settings) and sweep files (moveorder.sweeps).
+# shares with the command line: the defaults (moveorder.settings) and sweep files (moveorder.report.sweeps).
 sys.path.insert(0, os.path.join(workflow.basedir, "src"))
 from moveorder import settings as mo_settings  # noqa: E402
-from moveorder import shipped as mo_shipped  # noqa: E402
-from moveorder import sweeps as mo_sweeps  # noqa: E402
+from moveorder.nets import shipped as mo_shipped  # noqa: E402
+from moveorder.report import sweeps as mo_sweeps  # noqa: E402
 
 for _name in config["sets"]:
     if _name not in config["datasets"]:
@@ -247,7 +247,7 @@ def scoring_targets():
     return [score_path(main_run(s), s, n) for s in config["sets"] for n in LENGTHS]
 
 
-# Sweeps (moveorder.sweeps reads and checks the files): each combination is the main run with its
+# Sweeps (moveorder.report.sweeps reads and checks the files): each combination is the main run with its
 # settings changed, on `dataset` (default: the first set) at `n` moves (default: the first length).
 def load_sweep(path):
     spec = mo_sweeps.load_sweep(path if os.path.isabs(path) else os.path.join(workflow.basedir, path))

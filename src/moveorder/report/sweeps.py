@@ -107,8 +107,8 @@ def summarize_sweep(
     """
     import pandas as pd
 
-    from .metrics import summarize
-    from .plots import ablation_bars, method_curves
+    from moveorder.report.metrics import summarize
+    from moveorder.report.plots import ablation_bars, method_curves
 
     rows, values = [], {}
     for label, path in runs:

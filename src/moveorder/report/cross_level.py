@@ -5,7 +5,7 @@ that level; the paper names such networks as future work. Two tables answer it h
 
 * :func:`heldout_table`: each network's top-1 accuracy and mean log-likelihood of the move played on
   each set's held-out games, the same games and positions training reports for its own set
-  (:func:`moveorder.train.split_games`, then :func:`moveorder.train.evaluate` with the same seed and
+  (:func:`moveorder.nets.train.split_games`, then :func:`moveorder.nets.train.evaluate` with the same seed and
   position limit), so a network's row on its own set equals its ``metrics.json`` (bit for bit for a
   network trained on a CPU; for one trained on a GPU, whose evaluation is IEEE float32 too but sums
   in cuDNN's order, within the tolerance tests/test_gpu.py states).
@@ -24,12 +24,12 @@ from typing import Dict, Optional, Sequence, Tuple
 import pandas as pd
 import torch
 
-from . import devices
-from .metrics import summarize
-from .networks import load_policy
-from .records import load_records
-from .report import to_markdown
-from .train import PositionSampler, evaluate, split_games
+from moveorder.data.records import load_records
+from moveorder.nets import devices
+from moveorder.nets.networks import load_policy
+from moveorder.nets.train import PositionSampler, evaluate, split_games
+from moveorder.report.metrics import summarize
+from moveorder.report.summary import to_markdown
 
 
 def trained_on(network: str) -> str:
@@ -47,9 +47,9 @@ def heldout_table(
 ) -> pd.DataFrame:
     """One row per (network, set): accuracy on the set's held-out games (training's split and sample).
 
-    A network is any file :func:`moveorder.networks.load_policy` reads (a shipped network's name too).
-    ``device``: where the networks run (:func:`moveorder.devices.resolve`; None: a GPU if torch sees
-    one); IEEE float32 on any device (:func:`moveorder.train.evaluate`).
+    A network is any file :func:`moveorder.nets.networks.load_policy` reads (a shipped network's name too).
+    ``device``: where the networks run (:func:`moveorder.nets.devices.resolve`; None: a GPU if torch sees
+    one); IEEE float32 on any device (:func:`moveorder.nets.train.evaluate`).
     """
     device = devices.resolve(device)
     samplers = {}

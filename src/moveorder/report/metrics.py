@@ -45,7 +45,7 @@ def summarize(inferred: pd.DataFrame, scored: Optional[pd.DataFrame] = None) -> 
         "mean_lgm_inferred": float(inferred["lgm"].mean()),
         "mean_lgm_actual": float(inferred["actual_lgm"].mean()),
     }
-    if "found" in inferred.columns:  # a set with captures (moveorder.captures): rows without prisoners are blank
+    if "found" in inferred.columns:  # a set with captures (moveorder.search.captures): rows without prisoners are blank
         has = inferred["found"].notna()
         row["found_share"] = float(inferred.loc[has, "found"].astype(bool).mean()) if has.any() else 1.0
         placed = inferred.loc[has & inferred["found"].fillna(False).astype(bool), "captured_placed"]

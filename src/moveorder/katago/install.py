@@ -28,8 +28,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from .download import ChecksumError, sha256_of
-from .settings import KATRAIN_MODEL
+from moveorder.data.download import ChecksumError, sha256_of
+from moveorder.settings import KATRAIN_MODEL
 
 log = logging.getLogger(__name__)
 

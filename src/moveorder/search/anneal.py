@@ -20,7 +20,7 @@ the network's device as one ``(chains, n)`` tensor and step together: each
 iteration draws every chain's neighbour with tensor operations, evaluates
 the positions whose network input or move changed (``lo .. hi + 7``: the
 history window is 8 boards) through
-:class:`moveorder.likelihood.PositionEvaluator`, and accepts or rejects all
+:class:`moveorder.nets.likelihood.PositionEvaluator`, and accepts or rejects all
 chains at once.  There is no Python loop over chains.
 
 Randomness is counter-based: every draw is a hash of (seed, arrangement
@@ -37,10 +37,10 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
-from .beam import beam_search, stone_tensors
-from .features import HISTORY, PAD
-from .likelihood import PositionEvaluator
-from .settings import MIX_ORDER, AnnealConfig, temperature  # noqa: F401  (AnnealConfig: part of this API)
+from moveorder.nets.features import HISTORY, PAD
+from moveorder.nets.likelihood import PositionEvaluator
+from moveorder.search.beam import beam_search, stone_tensors
+from moveorder.settings import MIX_ORDER, AnnealConfig, temperature  # noqa: F401  (AnnealConfig: part of this API)
 
 Arrangement = Tuple[Sequence[int], Sequence[int]]  # (black stones, white stones) as Leela Zero indices
 
@@ -367,6 +367,6 @@ def anneal(
 
 
 def brute_force(evaluator: PositionEvaluator, black: Sequence[int], white: Sequence[int]) -> Tuple[List[int], float]:
-    """The exact most likely order and its log-likelihood: :func:`moveorder.beam.beam_search` with no width limit."""
+    """The exact most likely order and its log-likelihood: :func:`moveorder.search.beam.beam_search` with no width limit."""
     ((seq, ll),) = beam_search(evaluator, [(black, white)], width=None)[0]
     return seq, ll

@@ -6,7 +6,7 @@ training, handicap games (their setup stones are the first board) and games
 with captures and passes included.  Games are split into train and held-out
 by a hash of each game's id and the seed (:func:`split_games`), so whether a
 game is held out depends on that game alone.  Every position of a training
-game is a sample (the planes of :func:`moveorder.features.board_history_planes`,
+game is a sample (the planes of :func:`moveorder.nets.features.board_history_planes`,
 built for a whole batch at once by :class:`PositionSampler`; optionally one
 of the 8 symmetries drawn per sample), the policy target is the move played
 and, with the value head on, the value target is the game's result from the
@@ -30,7 +30,7 @@ compiled by ``torch.compile`` (the held-out evaluation stays eager).
 
 On a GPU (issue 26): float32 is IEEE float32 (no TF32) and cuDNN's
 algorithms are deterministic, in training and in :func:`evaluate`
-(:func:`moveorder.devices.arithmetic`); batches are assembled on a thread
+(:func:`moveorder.nets.devices.arithmetic`); batches are assembled on a thread
 ahead of the step (:class:`Prefetch`), in pinned memory, and copied without
 waiting; the step itself never waits for the GPU.  The data path is the
 same on both devices: the same seed draws the same batches.
@@ -55,13 +55,14 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from . import board as goboard
-from . import coords, devices, shipped
-from .coords import POINTS
-from .features import FLAT_OF_LZ, HISTORY, PLANES
-from .networks import SYMMETRY_MAPS, LeelaNet, export_leela, load_policy, parameter_count, save_checkpoint
-from .records import Record, load_records
-from .settings import LR_SCHEDULES, TRAIN_PRECISIONS, TrainConfig
+from moveorder.data.records import Record, load_records
+from moveorder.go import board as goboard
+from moveorder.go import coords
+from moveorder.go.coords import POINTS
+from moveorder.nets import devices, shipped
+from moveorder.nets.features import FLAT_OF_LZ, HISTORY, PLANES
+from moveorder.nets.networks import SYMMETRY_MAPS, LeelaNet, export_leela, load_policy, parameter_count, save_checkpoint
+from moveorder.settings import LR_SCHEDULES, TRAIN_PRECISIONS, TrainConfig
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ def lr_factor(step: int, steps: int, warmup_steps: int, schedule: str = "cosine"
 def autocast_dtype(precision: str, device: torch.device) -> Optional[torch.dtype]:
     """The autocast type of training's forward pass: None (float32) or bfloat16.
 
-    ``auto``: bfloat16 where the device has it natively (:func:`moveorder.devices.native_bfloat16`):
+    ``auto``: bfloat16 where the device has it natively (:func:`moveorder.nets.devices.native_bfloat16`):
     a GPU from Ampere on (a V100 or T4 emulates it, slower than float32), a CPU whose oneDNN has
     AVX512-BF16 or AMX (1.6x more steps per second for 4x32 on this project's CPU,
     docs/benchmarks.md); float32 elsewhere.  Weights, the optimiser and evaluation stay float32.
@@ -344,7 +345,7 @@ def start_from(net: LeelaNet, network: str, planes: torch.Tensor) -> None:
 
 
 def symmetry_array(x: np.ndarray, s: int) -> np.ndarray:
-    """:func:`moveorder.networks.symmetry_planes` for numpy arrays (a view)."""
+    """:func:`moveorder.nets.networks.symmetry_planes` for numpy arrays (a view)."""
     if s & 4:
         x = np.swapaxes(x, -1, -2)
     if s & 1:
@@ -385,11 +386,11 @@ def split_games(records: List[Record], fraction: float, seed: int) -> Tuple[List
 def samplers(pool: Path, fraction: float, seed: int, dev: torch.device, max_move: int = 0) -> Tuple[object, object]:
     """The train and held-out samplers of a pool: a JSONL pool replayed into :class:`PositionSampler`
     (batches made on the host), a packed one (``.npz``, :mod:`moveorder.packed`) into
-    :class:`moveorder.packed.PackedSampler` (batches made on ``dev``).  The same games and
+    :class:`moveorder.nets.packed.PackedSampler` (batches made on ``dev``).  The same games and
     positions either way; ``max_move``: only the positions before each game's move ``max_move``
     (0: every position)."""
     if Path(pool).suffix == ".npz":
-        from .packed import PackedPool, PackedSampler
+        from moveorder.nets.packed import PackedPool, PackedSampler
 
         packed = PackedPool.load(pool)
         if len(packed) < 2:

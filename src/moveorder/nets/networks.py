@@ -31,9 +31,10 @@ import torch
 from torch import nn
 from torch.fx.experimental.optimization import fuse
 
-from . import coords, shipped
-from .coords import MOVES, POINTS
-from .features import PLANES
+from moveorder.go import coords
+from moveorder.go.coords import MOVES, POINTS
+from moveorder.nets import shipped
+from moveorder.nets.features import PLANES
 
 BN_EPS = 1e-5
 

@@ -22,15 +22,15 @@ column   field                                       example
 10       time control                                ``30/3 5m``
 =======  ==========================================  ========================
 
-:func:`read_game` turns one game line into a :class:`~moveorder.records.Record`
+:func:`read_game` turns one game line into a :class:`~moveorder.data.records.Record`
 holding what the dataset's own converter (``TYGEM/Converter.py``) writes into
 every game's SGF: komi 6.5, Japanese rules, both ranks 9d, and, where the
 index has the game, the date, the players (the name, then the English id
 where it differs) and the result.  A game the index lacks is still read,
 without them.  A line that cannot be read raises
-:class:`~moveorder.records.RecordError` naming the file and the line.
+:class:`~moveorder.data.records.RecordError` naming the file and the line.
 :func:`scan` streams every game of a folder through the same checks as
-:func:`moveorder.records.scan` (:func:`~moveorder.records.check_read`), a
+:func:`moveorder.data.records.scan` (:func:`~moveorder.data.records.check_read`), a
 bounded number of lines in flight, so memory does not grow with the dataset.
 """
 
@@ -44,7 +44,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from .records import Checked, Record, RecordError, check_read
+from moveorder.data.records import Checked, Record, RecordError, check_read
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ def read_game(text: str, source: str, index: Optional[Tuple[str, str, str, str]]
     ``index``: the game's (date, black, white, result) from :func:`read_index`.
     Raises :class:`RecordError`: ``unreadable`` for a line without a tab or a
     game id, or a node that is not ``;B[..]`` / ``;W[..]``; ``illegal_move``
-    for a point off the board (as :func:`moveorder.records.read_sgf` does).
+    for a point off the board (as :func:`moveorder.data.records.read_sgf` does).
     An empty point or ``tt`` is a pass.
     """
     game_id, tab, body = text.partition("\t")

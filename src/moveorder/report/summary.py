@@ -17,8 +17,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import pandas as pd
 import yaml
 
-from . import plots
-from .metrics import better_both_ways, summarize
+from moveorder.report import plots
+from moveorder.report.metrics import better_both_ways, summarize
 
 COMPARED = [
     ("share_on_or_above", "share on/above y=x"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from . import coords
+from moveorder.go import coords
 
 EMPTY, BLACK, WHITE = 0, 1, 2
 

@@ -10,7 +10,7 @@ admits games with captures (issue 25).
 
 :func:`select_games` picks the evaluation games of a set reproducibly from
 a seed among the qualified games; the training pool is every other record
-usable for training (:func:`moveorder.records.usable`: handicap, capture and
+usable for training (:func:`moveorder.data.records.usable`: handicap, capture and
 short games included), minus any game whose opening repeats an evaluation
 game's (or, if shorter, is the start of one), so nothing of the answer key
 can leak into training.
@@ -26,9 +26,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import coords
-from .records import Record, load_jsonl
-from .settings import CAPTURES
+from moveorder.data.records import Record, load_jsonl
+from moveorder.go import coords
+from moveorder.settings import CAPTURES
 
 
 @dataclass
@@ -66,7 +66,7 @@ def clip(record: Record, n: int, set_name: str) -> Arrangement:
     without gives every move's stone and prisoners ``[0, 0]``.  A pass or an
     illegal move before move ``n`` raises ValueError naming the record and the move.
     """
-    from . import board as goboard
+    from moveorder.go import board as goboard
 
     moves = coords.from_sgf_string(record.moves, record.size)[:n]
     if len(moves) < n:
@@ -106,7 +106,7 @@ def eligible(record: Record, n: int, captures: str, shortest: int) -> bool:
     ``n`` moves; captures are fine.  ``required``: as ``allowed``, and at least one capture in the
     first ``shortest`` moves (so every clip captures).
     """
-    from . import board as goboard
+    from moveorder.go import board as goboard
 
     if captures not in CAPTURES:
         raise ValueError(f"captures {captures!r}: not one of {CAPTURES}")
@@ -231,7 +231,7 @@ def select_set(
     """
     import csv
 
-    from .records import load_records
+    from moveorder.data.records import load_records
 
     lengths = sorted(set(lengths))
     read = load_records(Path(records_path))

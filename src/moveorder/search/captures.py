@@ -26,7 +26,7 @@ move) are merged, the likelier kept.  Children are ranked in tiers
 ``g``, the rest by ``g`` less ``future`` times the best log-probabilities
 seen so far of the final stones standing (with captures, each less a
 per-move estimate for the other moves still to play); that is exactly
-:func:`moveorder.beam.beam_search`'s ranking (a test checks the two give the
+:func:`moveorder.search.beam.beam_search`'s ranking (a test checks the two give the
 same orders).  With captures (:data:`CAPTURE_TIERS`): a quarter by ``g``, a
 quarter by fewest captures still to make, and half by *doomed set*, the
 likeliest child of each set of points holding stones the rest must capture
@@ -63,12 +63,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-from . import board as goboard
-from . import coords
-from .coords import POINTS
-from .features import FLAT_OF_LZ, HISTORY, history_stack_planes
-from .likelihood import PolicyLikelihood, legal_renormalised, log
-from .settings import AnnealConfig
+from moveorder.go import board as goboard
+from moveorder.go import coords
+from moveorder.go.coords import POINTS
+from moveorder.nets.features import FLAT_OF_LZ, HISTORY, history_stack_planes
+from moveorder.nets.likelihood import PolicyLikelihood, legal_renormalised, log
+from moveorder.settings import AnnealConfig
 
 _DEFAULTS = AnnealConfig()
 
@@ -142,7 +142,7 @@ def check_problem(
     (after any legal move every group on the board has one), and no stone of
     the colour that moved last (its last stone cannot have been captured).  The
     point checks (on the board, one stone a point) are the caller's
-    (:func:`moveorder.inference.check_position`'s, which runs first).
+    (:func:`moveorder.search.inference.check_position`'s, which runs first).
     """
     pb, pw = prisoners
     if pb < 0 or pw < 0:
@@ -184,7 +184,7 @@ def history_planes(histories: Sequence[Tuple[bytes, ...]], black_to_move: bool) 
     """``(P, 18, 19, 19)`` float32 planes (Leela Zero order) from each prefix's last boards.
 
     ``histories[k]``: flat boards, the current one first, at most 8 (fewer near the start: the
-    planes before the empty board are zeros), as :func:`moveorder.features.board_history_planes`.
+    planes before the empty board are zeros), as :func:`moveorder.nets.features.board_history_planes`.
     """
     buf = b"".join(b"".join(h) + _EMPTY_BOARD * (HISTORY - len(h)) for h in histories)
     boards = np.frombuffer(buf, dtype=np.uint8).reshape(len(histories), HISTORY, POINTS)[:, :, FLAT_OF_LZ]
@@ -197,7 +197,7 @@ def position_log_probs(
     """``(P, 362)`` float64 log ``P(move | position)`` (Leela Zero order) of the prefixes' positions.
 
     With ``legal_only``, divided by the mass on the empty points and pass, as
-    :meth:`moveorder.likelihood.PolicyLikelihood.probs_of_codes` does.
+    :meth:`moveorder.nets.likelihood.PolicyLikelihood.probs_of_codes` does.
     """
     t0 = time.perf_counter()
     probs = likelihood.probs_of_planes(history_planes(histories, black_to_move)).cpu()
@@ -211,7 +211,7 @@ def position_log_probs(
 def replay_boards(moves: Sequence[int]) -> List[bytes]:
     """Flat boards before each move of a sequence (Leela Zero indices, Black first) and after the last.
 
-    Raises :class:`moveorder.board.IllegalMove` naming the move for an illegal one.
+    Raises :class:`moveorder.go.board.IllegalMove` naming the move for an illegal one.
     """
     board, out = goboard.Board(), [_EMPTY_BOARD]
     for i, k in enumerate(moves):
@@ -238,7 +238,7 @@ def sequence_log_probs(likelihood: PolicyLikelihood, moves: Sequence[int]) -> np
 
 
 def problem_of_arrangement(arrangement) -> Problem:
-    """The problem of an :class:`moveorder.arrangements.Arrangement`: its stones and prisoners."""
+    """The problem of an :class:`moveorder.data.arrangements.Arrangement`: its stones and prisoners."""
     return Problem(
         tuple(sorted(coords.sgf_to_lz(arrangement.black))),
         tuple(sorted(coords.sgf_to_lz(arrangement.white))),
@@ -449,7 +449,7 @@ def capture_beam(
     Every problem of a call has the same number of moves.  A problem for
     which the beam keeps no prefix that reaches its position gets an empty
     list (the caller may widen the beam).  Ties go to the earlier prefix,
-    then the lower Leela Zero index, as in :func:`moveorder.beam.beam_search`.
+    then the lower Leela Zero index, as in :func:`moveorder.search.beam.beam_search`.
     ``estimates``: each problem's stone estimates (:func:`_no_estimates`), used and updated in place
     (a later pass of :func:`search` starts from an earlier one's); ``plans``: each problem's capture
     plan or None (module docstring, "Passes").

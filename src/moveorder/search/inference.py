@@ -1,6 +1,6 @@
 """Inferring the order of play for arrangements: a whole set, or one position from an SGF file.
 
-:func:`infer_set` runs :func:`moveorder.annealing.anneal` over a set's
+:func:`infer_set` runs :func:`moveorder.search.anneal.anneal` over a set's
 arrangements in chunks and appends one JSON line per arrangement as each
 chunk finishes, so a killed job redoes only the arrangements it had not
 written.  Each line holds the inferred sequence, its log-likelihood and LGM,
@@ -28,12 +28,12 @@ import numpy as np
 import pandas as pd
 from sgfmill import sgf
 
-from . import board as goboard
-from . import coords
-from .annealing import AnnealConfig, AnnealStats, ChainResult, anneal, lgm
-from .arrangements import Arrangement, load_arrangements
-from .likelihood import PositionEvaluator
-from .records import RecordError, read_sgf, setup_points
+from moveorder.data.arrangements import Arrangement, load_arrangements
+from moveorder.data.records import RecordError, read_sgf, setup_points
+from moveorder.go import board as goboard
+from moveorder.go import coords
+from moveorder.nets.likelihood import PositionEvaluator
+from moveorder.search.anneal import AnnealConfig, AnnealStats, ChainResult, anneal, lgm
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def check_position(
     """Raise ValueError naming ``where`` and the problem if a position breaks the paper's assumptions.
 
     With prisoners, the position may have arisen with captures: the counts
-    and the board are checked by :func:`moveorder.captures.check_problem`
+    and the board are checked by :func:`moveorder.search.captures.check_problem`
     instead.  Points are named in GTP terms (``Q16``).
     """
     seen: Dict[coords.Point, str] = {}
@@ -65,7 +65,7 @@ def check_position(
                 raise ValueError(f"{where}: {coords.to_gtp(p)} holds two stones ({seen[p]} and {colour})")
             seen[p] = colour
     if any(prisoners):
-        from .captures import check_problem
+        from moveorder.search.captures import check_problem
 
         check_problem(black, white, (int(prisoners[0]), int(prisoners[1])), where)
         return
@@ -109,16 +109,16 @@ def infer_arrangements(
 ) -> List[Dict]:
     """Order a batch of arrangements of one length; return one result dict per arrangement.
 
-    Capture-free arrangements go to :func:`moveorder.annealing.anneal` (the
+    Capture-free arrangements go to :func:`moveorder.search.anneal.anneal` (the
     configured method); arrangements with prisoners to
-    :func:`moveorder.captures.search`, which needs ``cfg.method`` beam
-    (:func:`moveorder.captures.require_beam` refuses the others).  A row
+    :func:`moveorder.search.captures.search`, which needs ``cfg.method`` beam
+    (:func:`moveorder.search.captures.require_beam` refuses the others).  A row
     with captures also says which share of the captured stones' points the
     inference played where the game did (``captured_placed``).
     """
     import torch
 
-    from . import captures
+    from moveorder.search import captures
 
     plain = [k for k, a in enumerate(arrs) if not any(a.prisoners)]
     with_captures = [k for k, a in enumerate(arrs) if any(a.prisoners)]
@@ -566,7 +566,7 @@ def infer_position(
     """The one-position tool: the order of play of ``position`` (an SGF file), written to ``output`` as SGF.
 
     A position with captures (a record's, or setup stones with ``prisoners``:
-    Black's, White's) is ordered by :func:`moveorder.captures.search`, with
+    Black's, White's) is ordered by :func:`moveorder.search.captures.search`, with
     ``cfg.method`` beam only; its answer replays to exactly the position and
     the prisoners.  A position no legal sequence reaches, or one the search
     finds no sequence for, is refused with the reason.  Every check on the
@@ -582,7 +582,7 @@ def infer_position(
                 f"{where}: {pos.first_capture}; the inference assumes no captures with method {cfg.method!r}: "
                 "--method beam orders positions with captures"
             )
-        from .captures import require_beam
+        from moveorder.search.captures import require_beam
 
         require_beam(cfg.method, pos.prisoners, where)
     check_output(Path(output), Path(position))
@@ -610,8 +610,8 @@ def infer_position(
 
 
 def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, where: str, progress: bool) -> Dict:
-    """:func:`moveorder.captures.search` for one position; ValueError naming ``where`` when it has no answer."""
-    from . import captures
+    """:func:`moveorder.search.captures.search` for one position; ValueError naming ``where`` when it has no answer."""
+    from moveorder.search import captures
 
     problem = captures.Problem(tuple(sorted(black)), tuple(sorted(white)), int(prisoners[0]), int(prisoners[1]))
     stats = captures.SearchStats()

@@ -3,7 +3,7 @@
 For every arrangement of an inference result file, both sequences (actual
 and inferred) need the analyses of positions ``0 .. n`` (position ``t`` =
 after ``t`` moves).  Positions are keyed by their moves, komi, rules, visits
-and model (:func:`moveorder.katago.position_key`), so a prefix shared by the
+and model (:func:`moveorder.katago.engine.position_key`), so a prefix shared by the
 two sequences, or anything already in the cache, is analysed once.  The
 actual sequences of a set can be analysed once for all its lengths (and for
 every network or method scored in the same folder: :func:`analyse_actual_file`)
@@ -21,8 +21,8 @@ from typing import Dict, List, Optional, Sequence, Union
 import pandas as pd
 from tqdm import tqdm
 
-from . import coords, devices
-from .katago import (
+from moveorder.go import coords
+from moveorder.katago.engine import (
     AnalysisCache,
     EnginePool,
     KataGoEngine,
@@ -33,8 +33,9 @@ from .katago import (
     opencl_tuning,
     position_key,
 )
-from .loss import compact_analysis, move_losses, sequence_loss
-from .settings import ScoreConfig
+from moveorder.katago.loss import compact_analysis, move_losses, sequence_loss
+from moveorder.nets import devices
+from moveorder.settings import ScoreConfig
 
 log = logging.getLogger(__name__)
 
@@ -225,11 +226,11 @@ def score_file(
     process with ``cfg.threads`` analysis threads sharing its cache and batches.
     Each engine's config and stderr log go to ``work_dir``.  ``tuner``: the CPU's
     OpenCL tuning file, given to KataGo as ``cfg.tuning`` says
-    (:func:`moveorder.katago.opencl_tuning`); ``gpu``: whether this job has a GPU
-    (None: :func:`moveorder.devices.gpu_present`).  ``seeds``: analyses made
+    (:func:`moveorder.katago.engine.opencl_tuning`); ``gpu``: whether this job has a GPU
+    (None: :func:`moveorder.nets.devices.gpu_present`).  ``seeds``: analyses made
     before (:func:`analyse_actual_file`'s), read only: their positions are not analysed again.
     """
-    from .inference import load_results
+    from moveorder.search.inference import load_results
 
     results = load_results(Path(results_path))
     work = Path(work_dir)
@@ -283,7 +284,7 @@ def analyse_actual_file(
     finished analyses go as they arrive (a rerun resumes); ``out`` is written at the end, the
     analyses of these positions only.  Returns positions, distinct, analysed, seconds and the device.
     """
-    from .arrangements import load_arrangements
+    from moveorder.data.arrangements import load_arrangements
 
     sequences = []
     for path in arrangements:

@@ -163,7 +163,7 @@ def extract(volumes: Sequence[Path], dest: Path, fmt: str | None = None) -> None
 
 def unpack_inputs(files: Sequence[Path], dest: Path, fmt: str | None = None) -> List[Path]:
     """A dataset's inputs into ``dest``: one local folder is copied as it is; anything else :func:`extract_all`."""
-    from .download import copy_tree_or_file
+    from moveorder.data.download import copy_tree_or_file
 
     files = [Path(f) for f in files]
     if len(files) == 1 and files[0].is_dir():

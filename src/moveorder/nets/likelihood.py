@@ -16,7 +16,7 @@ and sends only the rest to the network.  The cache changes speed, never
 results: a position's output does not depend on which other positions share
 its network batch (batches have one fixed size, padded).
 
-The model behind it is any file :func:`moveorder.networks.load_policy` reads: a Leela Zero
+The model behind it is any file :func:`moveorder.nets.networks.load_policy` reads: a Leela Zero
 weights file (``.txt``, ``.txt.gz``, ``.zip``; the paper's ``best_v1``) or
 a checkpoint (``.pt``) from :mod:`moveorder.train`.
 """
@@ -31,11 +31,12 @@ from typing import Optional, Sequence
 
 import torch
 
-from . import coords, devices
-from .coords import MOVES, POINTS
-from .features import HISTORY, PAD, PLANES, planes_from_codes, position_codes, sequence_planes
-from .networks import FusedPolicy, LeelaNet, load_policy, policy_probs
-from .settings import CACHE_SLOTS, PRECISIONS
+from moveorder.go import coords
+from moveorder.go.coords import MOVES, POINTS
+from moveorder.nets import devices
+from moveorder.nets.features import HISTORY, PAD, PLANES, planes_from_codes, position_codes, sequence_planes
+from moveorder.nets.networks import FusedPolicy, LeelaNet, load_policy, policy_probs
+from moveorder.settings import CACHE_SLOTS, PRECISIONS
 
 logger = logging.getLogger(__name__)
 

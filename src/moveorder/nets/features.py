@@ -55,8 +55,8 @@ from typing import Optional
 import numpy as np
 import torch
 
-from . import coords
-from .coords import MOVES, POINTS
+from moveorder.go import coords
+from moveorder.go.coords import MOVES, POINTS
 
 HISTORY = 8
 PLANES = 18

@@ -2,9 +2,9 @@
 
 This module owns the exact optimum, the yardstick that says how far each
 search method (beam, annealing, beam+anneal) is from the true best order.
-:func:`moveorder.annealing.brute_force` is the reference it must agree with:
+:func:`moveorder.search.anneal.brute_force` is the reference it must agree with:
 the merged breadth-first search over every order
-(:func:`moveorder.beam.beam_search` with no width limit).
+(:func:`moveorder.search.beam.beam_search` with no width limit).
 
 Why it is exact
 ---------------
@@ -20,7 +20,7 @@ pruned, and the search returns the optimum.
 
 Prefixes that give the network the same input at the next move (same stones
 before the history window, same last moves, same side to move: the keys of
-:class:`moveorder.likelihood.InputHasher`) have the same remaining stones and
+:class:`moveorder.nets.likelihood.InputHasher`) have the same remaining stones and
 the same likelihood for every continuation, so of each such group only the
 most likely is kept, as the breadth-first search does.
 
@@ -56,10 +56,10 @@ from typing import List, Sequence, Tuple
 
 import torch
 
-from .beam import _merge, beam_search, expand, stone_tensors
-from .features import PAD
-from .likelihood import InputHasher, PositionEvaluator
-from .settings import AnnealConfig
+from moveorder.nets.features import PAD
+from moveorder.nets.likelihood import InputHasher, PositionEvaluator
+from moveorder.search.beam import beam_search, expand, merge, stone_tensors
+from moveorder.settings import AnnealConfig
 
 Arrangement = Tuple[Sequence[int], Sequence[int]]  # (black stones, white stones) as Leela Zero indices
 
@@ -93,7 +93,7 @@ def exact_orders(
     ``incumbent_width``: width of the beam search whose best order is the first incumbent
     (0: none, so nothing is pruned and this is the full merged breadth-first search);
     ``incumbent_future``: that beam's weight of the estimate of the stones still to play
-    (:func:`moveorder.beam.beam_search`).  Arrangements are solved one after another; each
+    (:func:`moveorder.search.beam.beam_search`).  Arrangements are solved one after another; each
     one's search is batched over its prefixes.
     """
     return [solve(evaluator, black, white, incumbent_width, chunk, incumbent_future) for black, white in arrangements]
@@ -125,7 +125,7 @@ def solve(
     hasher = InputHasher(device)
     seqs = torch.full((1, n), PAD, dtype=torch.long, device=device)
     ll = torch.zeros(1, dtype=torch.float64, device=device)
-    owner = torch.zeros(1, dtype=torch.long, device=device)  # one arrangement: _merge groups by owner
+    owner = torch.zeros(1, dtype=torch.long, device=device)  # one arrangement: merge groups by owner
     for i in range(n):
         stones = stone_rows[i % 2]
         stats.per_depth.append(len(seqs))
@@ -142,7 +142,7 @@ def solve(
         if not len(seqs):
             break
         if i + 1 < n:
-            seqs, ll, _ = _merge(hasher, seqs, ll, owner.expand(len(seqs)), i + 1)
+            seqs, ll, _ = merge(hasher, seqs, ll, owner.expand(len(seqs)), i + 1)
     stats.evaluations = evaluator.evaluations - before
     if len(seqs):
         best = int(torch.argmax(ll))  # the first maximum, as the breadth-first search's stable sort takes

@@ -22,8 +22,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib import colors  # noqa: E402
 
-from . import coords  # noqa: E402
-from .metrics import share_on_or_above, slope_through_origin  # noqa: E402
+from moveorder.go import coords  # noqa: E402
+from moveorder.report.metrics import share_on_or_above, slope_through_origin  # noqa: E402
 
 # Blue - white - red with an odd number of entries, so the middle entry (a ratio of 1) is pure white.
 RATIO_CMAP = colors.LinearSegmentedColormap.from_list("lgm_ratio", ["#2166ac", "#ffffff", "#b2182b"], N=257)
