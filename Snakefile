@@ -23,13 +23,7 @@ wildcard_constraints:
     dataset="|".join(DATASETS),
     n=r"\d+",
     network=r"[^/]+",
-    iterations=r"\d+",
-    trials=r"\d+",
-    method=r"anneal|beam\d+f[0-9.]+(\+anneal)?",
-    init="greedy|random|beam",
-    neighbour="swp2|mov2|rot3|mix",
-    t_start=r"[0-9.]+",
-    t_end=r"[0-9.]+",
+    label=r"[^/]+",
     sweep=r"[^/]+",
 
 

@@ -160,3 +160,52 @@ def test_beam_width_and_passes_one_or_per_length(key):
     table = {40: 256, "60": 128, 100: 32}
     lengths = (20, 40, 50, 60, 80, 90, 100, 120)
     assert [S.for_length(n, table) for n in lengths] == [256, 256, 256, 128, 128, 32, 32, 32]
+
+
+# A run's identity: the settings that change its orders, and no others.
+RUN = {
+    "method": "beam",
+    "beam_width": {40: 128, 80: 32},
+    "beam_future": 1.0,
+    "init": "greedy",
+    "neighbour": "mix",
+    "iterations": None,
+    "trials": 5,
+    "t_start": 1.0,
+    "t_end": 0.1,
+}
+INFERENCE = {"patience": 2, "beam_passes": {40: 1, 80: 2}, "beam_widen": 4, "schedule": "geometric", "seed": 7}
+POLICY = {"precision": "float32", "average_symmetries": False, "legal_only": False}
+
+
+def label(run=RUN, n=80, inference=INFERENCE, policy=POLICY, captures=True):
+    return S.run_label(S.run_identity(run, n, inference, policy, captures))
+
+
+def test_a_beam_runs_folder_names_the_capture_search_and_no_annealing_setting():
+    assert label() == "beam32f1-pat2-pass2-widen4"
+    assert label(n=40) == "beam128f1-pat2-pass1"  # one pass: the widening is never used
+    assert label(captures=False) == "beam32f1"  # no position with captures: patience and passes unused
+    # settings the beam never reads leave its folder alone
+    for key, value in (("iterations", 99), ("trials", 1), ("neighbour", "swp2"), ("t_start", 3.0), ("init", "random")):
+        assert label(run={**RUN, key: value}) == label()
+    assert label(inference={**INFERENCE, "seed": 8, "schedule": "linear"}) == label()
+    # settings it reads change it
+    for key, value in (("patience", 0), ("beam_widen", 2), ("beam_passes", 3)):
+        assert label(inference={**INFERENCE, key: value}) != label()
+    assert label(run={**RUN, "beam_future": 0.5}) == "beam32f0.5-pat2-pass2-widen4"
+
+
+def test_an_annealing_runs_folder_names_every_annealing_setting_and_no_beam_setting():
+    run = {**RUN, "method": "anneal"}
+    run20 = {**run, "beam_width": 128}
+    assert label(run20, n=20) == "anneal-greedy-mix-it5000-tr5-T1-0.1-geometric-seed7"  # the paper's 5,000 at 20
+    assert label(run, n=40) == "anneal-greedy-mix-it20000-tr5-T1-0.1-geometric-seed7"
+    assert label({**run, "iterations": 300}, n=40) == "anneal-greedy-mix-it300-tr5-T1-0.1-geometric-seed7"
+    assert label({**run, "beam_width": 7, "beam_future": 0.0}) == label(run)
+    assert label(run, inference={**INFERENCE, "patience": 0, "beam_widen": 1}) == label(run)
+    assert label(run, inference={**INFERENCE, "seed": 8}) != label(run)
+    assert label({**run, "method": "beam+anneal", "init": "beam"}, n=40) == (
+        "beam128f1+anneal-mix-it20000-tr5-T1-0.1-geometric-seed7"
+    )
+    assert label(run, policy={**POLICY, "precision": "bfloat16", "legal_only": True}).endswith("-bfloat16-legal")

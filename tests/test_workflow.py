@@ -370,3 +370,29 @@ def test_beam_width_per_length(tmp_path):
     widen = {a: c.split("--beam-widen ")[1].split()[0] for a, c in infers.items()}
     assert widen == {f"data/arrangements/pro/{n}m.jsonl": p for n, p in ((40, "1"), (60, "1"), (80, "4"))}
     assert all(f"/beam{widths[a]}f1-" in c for a, c in infers.items())
+
+
+def test_a_runs_folder_changes_with_what_changes_its_orders_and_only_with_that(tmp_path):
+    """Two configurations differing only in beam_widen write two folders; only in iterations under the beam, one."""
+
+    def folders(**inference):
+        cfg = tmp_path / "c.yaml"
+        base = {
+            "sets": ["pro"],
+            "mirror": str(MIRROR),
+            "selection": {"lengths": [40], "captures": "required"},
+            "training": {"sets": [], "cross_lengths": []},
+            "policy": {"network": "tygem"},
+            "sweeps": [],
+            "inference": {"method": "beam", "beam_width": 16, "beam_passes": 2, "patience": 0, **inference},
+        }
+        cfg.write_text(yaml.safe_dump(base))
+        cmds = [c for c in planned_commands(tmp_path, "--configfile", str(cfg)) if c.startswith("moveorder infer-set")]
+        return {c.split("--out ")[1].split()[0].split("/")[3] for c in cmds}, cmds
+
+    widen2, cmds2 = folders(beam_widen=2)
+    widen4, cmds4 = folders(beam_widen=4)
+    assert widen2 == {"beam16f1-pat0-pass2-widen2"} and widen4 == {"beam16f1-pat0-pass2-widen4"}
+    assert all("--beam-widen 2 " in c for c in cmds2) and all("--beam-widen 4 " in c for c in cmds4)
+    # the beam reads no annealing setting: its folder and its command's search are the same
+    assert folders(beam_widen=2, iterations={40: 1000}, trials=2, neighbour="swp2")[0] == widen2

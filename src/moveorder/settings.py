@@ -50,6 +50,80 @@ def _per_length(n: int, table: Mapping) -> int:
     return table[min(table, key=lambda k: (abs(k - n), k))]
 
 
+def run_identity(run: Mapping, n: int, inference: Mapping, policy: Mapping, captures: bool) -> Dict[str, object]:
+    """The settings that change an inference run's result at ``n`` moves, and only those.
+
+    ``run``: the run's method and search settings (``method``, ``beam_width``, ``beam_future``, ``init``,
+    ``neighbour``, ``iterations`` (None: ``inference.iterations``' for ``n``), ``trials``, ``t_start``,
+    ``t_end``); ``inference`` and ``policy``: the config sections every run shares; ``captures``: whether the
+    set may hold positions with captures (``selection.captures`` other than ``forbidden``), which the
+    capture search orders with ``patience``, ``beam_passes`` and ``beam_widen``. The beam reads no
+    annealing setting and no seed; the annealing reads no beam setting but the beam's under
+    ``beam+anneal``. Chunk and cache sizes change speed only, never a result.
+    """
+    method = run["method"]
+    ident: Dict[str, object] = {"method": method}
+    if method in ("beam", "beam+anneal"):
+        ident.update(beam_width=for_length(n, run["beam_width"]), beam_future=float(run["beam_future"]))
+    if method == "beam" and captures:
+        passes = for_length(n, inference["beam_passes"])
+        ident.update(patience=int(inference["patience"]), beam_passes=passes)
+        if passes > 1:  # the widening applies to the passes after the first
+            ident["beam_widen"] = for_length(n, inference["beam_widen"])
+    if method in ("anneal", "beam+anneal"):
+        if method == "anneal":
+            ident["init"] = run["init"]
+        iterations = run.get("iterations") or iterations_for(n, inference.get("iterations"))
+        ident.update(
+            neighbour=run["neighbour"],
+            iterations=int(iterations),
+            trials=int(run["trials"]),
+            t_start=float(run["t_start"]),
+            t_end=float(run["t_end"]),
+            schedule=inference["schedule"],
+            seed=int(inference["seed"]),
+        )
+    ident.update(
+        precision=policy["precision"],
+        average_symmetries=bool(policy["average_symmetries"]),
+        legal_only=bool(policy["legal_only"]),
+    )
+    return ident
+
+
+def run_label(ident: Mapping) -> str:
+    """A run's folder name, read off its :func:`run_identity`: every setting in it, in a fixed order.
+
+    ``beam128f1`` (the ranked beam, width 128, future weight 1), ``beam32f1-pat0-pass2-widen4`` (the capture
+    search's settings; the widening only with more than one pass),
+    ``anneal-greedy-mix-it5000-tr5-T1-0.1-geometric-seed0`` (the paper's annealing), ``beam128f1+anneal-mix-...``
+    (annealing from the beam's orders); then ``-bfloat16``, ``-sym`` and
+    ``-legal`` where the network's precision or input differ from the defaults.
+    """
+    method = ident["method"]
+    parts = []
+    if method in ("beam", "beam+anneal"):
+        parts.append(f"beam{ident['beam_width']}f{ident['beam_future']:g}" + ("+anneal" if method != "beam" else ""))
+    if "patience" in ident:
+        parts.append(f"pat{ident['patience']}-pass{ident['beam_passes']}")
+    if "beam_widen" in ident:
+        parts.append(f"widen{ident['beam_widen']}")
+    if method in ("anneal", "beam+anneal"):
+        if method == "anneal":
+            parts.append(f"anneal-{ident['init']}")
+        parts.append(
+            f"{ident['neighbour']}-it{ident['iterations']}-tr{ident['trials']}"
+            f"-T{ident['t_start']:g}-{ident['t_end']:g}-{ident['schedule']}-seed{ident['seed']}"
+        )
+    if ident["precision"] != "float32":
+        parts.append(str(ident["precision"]))
+    if ident["average_symmetries"]:
+        parts.append("sym")
+    if ident["legal_only"]:
+        parts.append("legal")
+    return "-".join(parts)
+
+
 @dataclass
 class AnnealConfig:
     """Every choice of the search; the paper's values are the defaults.

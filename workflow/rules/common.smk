@@ -142,29 +142,21 @@ def network_file(key):
     raise ValueError(f"no network known as {key!r}")
 
 
-# One inference run = a network, a method and the annealing settings; its folder is named by them.
-# method: anneal, beamWfF (beam search of width W, future weight F, alone) or beamWfF+anneal
-# (annealing from the beam's orders).
-RUN_NAME = "{network}/{method}-{init}-{neighbour}-it{iterations}-tr{trials}-T{t_start}-{t_end}"
+# One inference run = a network and every setting that changes its orders (moveorder.settings.run_identity);
+# its folder is results/inferred/NETWORK/LABEL, the label naming those settings and no others
+# (moveorder.settings.run_label). RUNS maps each planned folder back to its settings.
+RUN_NAME = "{network}/{label}"
 
 
-def method_token(method, beam_width, beam_future):
-    """inference.method, beam_width and beam_future -> the run-name token: anneal, beam32f1, beam32f0.5+anneal."""
-    if method == "anneal":
-        return "anneal"
-    return method.replace("beam", f"beam{int(beam_width)}f{float(beam_future):g}", 1)
-
-
-def method_args(token):
-    """A run-name token -> infer-set's --method, --beam-width and --beam-future."""
-    m = re.fullmatch(r"anneal|beam(\d+)f([0-9.]+)(\+anneal)?", token)
-    if not m:
-        raise ValueError(f"run method {token!r}: expected anneal, beamWfF or beamWfF+anneal")
-    if token == "anneal":
+def method_args(ident):
+    """A run's identity -> infer-set's --method, --beam-width and --beam-future."""
+    if ident["method"] == "anneal":
         return "--method anneal"
-    method = "beam+anneal" if m.group(3) else "beam"
-    return f"--method {method} --beam-width {m.group(1)} --beam-future {m.group(2)}"
+    return f"--method {ident['method']} --beam-width {ident['beam_width']} --beam-future {ident['beam_future']:g}"
+
+
 RUN_DIR = f"results/inferred/{RUN_NAME}"
+RUNS = {}
 
 
 def iterations_for(n):
@@ -190,15 +182,48 @@ def main_run(dataset=None, **overrides):
     return run
 
 
-def run_name(run, n):
-    """A run's folder at n moves: its iterations and its beam width are those of that length."""
-    width = mo_settings.for_length(int(n), run["beam_width"])
-    return RUN_NAME.format(**{**run, "iterations": run["iterations"] or iterations_for(int(n)),
-                              "method": method_token(run["method"], width, run["beam_future"])})
+def run_identity(run, n, dataset):
+    """The settings that change this run's orders of ``dataset`` at n moves."""
+    inference = {**config["inference"], "seed": config["seed"]}
+    captures = config["selection"]["captures"] != "forbidden"
+    return mo_settings.run_identity(run, int(n), inference, config["policy"], captures)
+
+
+def run_name(run, n, dataset=None):
+    """A run's folder at n moves (NETWORK/LABEL), registered in RUNS for the rules that make it."""
+    ident = run_identity(run, n, dataset)
+    name = f"{run['network']}/{mo_settings.run_label(ident)}"
+    if RUNS.get(name, ident) != ident:
+        raise ValueError(f"run folder {name!r} names two different runs: {RUNS[name]} and {ident}")
+    RUNS[name] = ident
+    return name
+
+
+def run_settings(wildcards):
+    """The identity of the run whose folder a job makes (every planned run is registered when the workflow is read)."""
+    name = f"{wildcards.network}/{wildcards.label}"
+    if name not in RUNS:
+        raise ValueError(f"no planned inference run has the folder results/inferred/{name}")
+    return RUNS[name]
+
+
+def run_args(wildcards):
+    """infer-set's search options for a run's folder: the method's settings, and the defaults for the rest."""
+    ident = run_settings(wildcards)
+    inf = config["inference"]
+    get = lambda key: ident.get(key, inf.get(key))
+    iterations = ident.get("iterations") or mo_settings.iterations_for(int(wildcards.n), inf["iterations"])
+    init = ident.get("init") or ("beam" if ident["method"] == "beam+anneal" else inf["init"])
+    return " ".join([
+        method_args(ident),
+        f"--iterations {iterations} --trials {get('trials')} --init {init}",
+        f"--neighbour {get('neighbour')} --t-start {get('t_start')} --t-end {get('t_end')} --schedule {get('schedule')}",
+        f"--patience {get('patience')} --beam-passes {ident.get('beam_passes', 1)} --beam-widen {ident.get('beam_widen', 1)}",
+    ])
 
 
 def run_path(run, dataset, n, suffix):
-    return os.path.join("results", "inferred", run_name(run, n), dataset, f"{n}m{suffix}")
+    return os.path.join("results", "inferred", run_name(run, n, dataset), dataset, f"{n}m{suffix}")
 
 
 def inference_targets():
@@ -240,7 +265,7 @@ ACTUAL_DIR = f"results/analyses/{KATAGO_TAG}/actual"
 
 
 def score_path(run, dataset, n, suffix=".csv"):
-    return os.path.join("results", "scored", run_name(run, n), KATAGO_TAG, dataset, f"{n}m{suffix}")
+    return os.path.join("results", "scored", run_name(run, n, dataset), KATAGO_TAG, dataset, f"{n}m{suffix}")
 
 
 def scoring_targets():
@@ -266,6 +291,10 @@ def load_sweep(path):
 
 
 SWEEPS = {s["name"]: s for s in (load_sweep(p) for p in config.get("sweeps", []))}
+# Every sweep run's folder registered now, so that a job started alone (on a SLURM node) finds its run.
+for _sweep in SWEEPS.values():
+    for _run in _sweep["runs"]:
+        run_name(_run, _run["n"], _run["dataset"])
 
 
 def sweep_targets():

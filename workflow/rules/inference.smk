@@ -1,5 +1,6 @@
-# Inference stage: simulated annealing over every arrangement of a set and length.
-# Runs are named by their parameters, so a sweep and the main experiment share identical runs.
+# Inference stage: every arrangement of a set and length ordered by a run's search (annealing, the
+# ranked beam, both, or the capture search). A run's folder names every setting that changes its orders
+# (common.smk, RUN_NAME), so a sweep and the main experiment share identical runs.
 
 
 rule infer:
@@ -19,11 +20,7 @@ rule infer:
             if config["inference"]["cache_size"] is None
             else f"--cache-size {config['inference']['cache_size']}"
         ),
-        schedule=config["inference"]["schedule"],
-        method=lambda w: method_args(w.method),
-        patience=config["inference"]["patience"],
-        passes=lambda w: mo_settings.for_length(int(w.n), config["inference"]["beam_passes"]),
-        widen=lambda w: mo_settings.for_length(int(w.n), config["inference"]["beam_widen"]),
+        search=run_args,
         precision=config["policy"]["precision"],
         flags=lambda w: " ".join(
             f
@@ -44,11 +41,7 @@ rule infer:
     shell:
         "OMP_NUM_THREADS={threads} moveorder infer-set --arrangements {input.arrangements:q} "
         "--network {input.network:q} --out {output.results:q} --table {output.table:q} "
-        "--sgf-dir {output.sgf:q} --stats {output.stats:q} --iterations {wildcards.iterations} "
-        "--trials {wildcards.trials} --init {wildcards.init} --neighbour {wildcards.neighbour} "
-        "--t-start {wildcards.t_start} --t-end {wildcards.t_end} --schedule {params.schedule} "
+        "--sgf-dir {output.sgf:q} --stats {output.stats:q} {params.search} "
         "--seed {params.seed} --chunk {params.chunk} {params.cache} --precision {params.precision} "
-        "{params.method} --patience {params.patience} --beam-passes {params.passes} "
-        "--beam-widen {params.widen} "
         "{params.flags} "
         "> {log:q} 2>&1"
