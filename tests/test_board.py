@@ -152,3 +152,35 @@ def test_stones_and_positions_by_hand():
     assert gb.Board().ko is None and gb.Board(9).points == [gb.EMPTY] * 81
     # An eye (an empty point with no empty neighbour) is not a group without liberties.
     assert gb.groups_without_liberties(gb.from_stones([(0, 1), (1, 0)], [])) == []
+
+
+def test_a_board_prints_with_coordinates_and_reads_back():
+    b = gb.Board()
+    b.play(gb.BLACK, coords.from_gtp("D4"))
+    b.play(gb.WHITE, coords.from_gtp("Q16"))
+    b.play(gb.BLACK, coords.from_gtp("T19"))
+    lines = str(b).splitlines()
+    assert len(lines) == 21
+    assert lines[0] == "   A B C D E F G H J K L M N O P Q R S T" == lines[-1]
+    # row 19 is the top line: T19 is its last point; row 16 has Q16; row 4 has D4, fourth column
+    assert lines[1] == "19 " + ". " * 18 + "X 19"
+    assert lines[4] == "16 " + ". " * 15 + "O . . . 16"
+    assert lines[16] == " 4 . . . X " + ". " * 15 + "4"
+    again = gb.from_text(str(b))
+    assert again.points == b.points
+    assert again.stones(gb.BLACK) == [coords.from_gtp("T19"), coords.from_gtp("D4")]
+
+
+def test_a_corner_drawn_in_rows_is_the_top_left_of_the_board():
+    b = gb.from_text(
+        """
+        . X O
+        X O .
+        """
+    )
+    assert b.stones(gb.BLACK) == [(0, 1), (1, 0)] and b.stones(gb.WHITE) == [(0, 2), (1, 1)]
+    assert gb.from_text("XXXXXXXXXXXXXXXXXXX").stones(gb.BLACK) == [(0, c) for c in range(19)]
+    with pytest.raises(ValueError, match=r"row 2, column 2: '#' is not X, O or \."):
+        gb.from_text("...\n.#.")
+    with pytest.raises(ValueError, match="row 1 has 20 points"):
+        gb.from_text("." * 20)

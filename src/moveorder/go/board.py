@@ -128,6 +128,54 @@ class Board:
         """The points holding ``colour``, in flat order."""
         return [divmod(p, self.size) for p, v in enumerate(self.points) if v == colour]
 
+    def __str__(self) -> str:
+        """The board as text, top row first: ``X`` black, ``O`` white, ``.`` empty, with GTP coordinates
+        around it (columns A-T without I, rows numbered from the bottom). :func:`from_text` reads it back."""
+        letters = " ".join(coords.GTP_COLUMNS[: self.size])
+        lines = [f"   {letters}"]
+        for r in range(self.size):
+            row = " ".join(_SYMBOLS[v] for v in self.points[r * self.size : (r + 1) * self.size])
+            number = self.size - r
+            lines.append(f"{number:>2} {row} {number}")
+        lines.append(f"   {letters}")
+        return "\n".join(lines)
+
+
+_SYMBOLS = {EMPTY: ".", BLACK: "X", WHITE: "O"}
+_COLOURS = {".": EMPTY, "X": BLACK, "O": WHITE}
+
+
+def from_text(text: str, size: int = coords.SIZE) -> Board:
+    """A board from the text :meth:`Board.__str__` writes, or from its rows alone.
+
+    Each row is read top first, ``X`` black, ``O`` white, ``.`` empty, spaces ignored; lines of column
+    letters and the row numbers at either end are skipped. Fewer rows (or a shorter row) than ``size``
+    are the board's top-left corner, so a test can draw a corner position in a few lines. No captures
+    are applied: a group without liberties stays as drawn.
+    """
+    board = Board(size)
+    rows = []
+    for line in text.strip("\n").splitlines():
+        cells = line.split()
+        while cells and cells[0].isdigit():
+            cells.pop(0)
+        while cells and cells[-1].isdigit():
+            cells.pop()
+        body = "".join(cells)
+        if not body or (not set(body) <= set(_COLOURS) and body.isalpha()):
+            continue  # a blank line, or one of column letters
+        rows.append(body)
+    if len(rows) > size:
+        raise ValueError(f"{len(rows)} rows: a board of size {size} has {size}")
+    for r, row in enumerate(rows):
+        if len(row) > size:
+            raise ValueError(f"row {r + 1} has {len(row)} points: a board of size {size} has {size}")
+        for c, ch in enumerate(row):
+            if ch not in _COLOURS:
+                raise ValueError(f"row {r + 1}, column {c + 1}: {ch!r} is not X, O or .")
+            board.points[r * size + c] = _COLOURS[ch]
+    return board
+
 
 def replay(moves: Sequence[coords.Move], size: int = coords.SIZE, first: int = BLACK) -> Tuple[Board, List[int]]:
     """Play ``moves`` alternately from an empty board; return the board and captures per move."""
