@@ -310,3 +310,61 @@ def test_diagram_paths_are_checked(tmp_path, name, message):
     (tmp_path / "folder.svg").mkdir()
     with pytest.raises(ValueError, match="names a folder"):
         diagram.check_path(tmp_path / "folder.svg")
+
+
+# --- moveorder infer --diagram ---------------------------------------------------------------
+
+
+def infer(*args):
+    from moveorder import cli
+
+    return cli.main(["infer", *args, "--method", "beam", "--beam-width", "4", "--quiet"])
+
+
+def test_infer_draws_prints_and_compares_with_the_game(tmp_path, capsys):
+    from helpers import make_sgf
+
+    rec = tmp_path / "game.sgf"
+    rec.write_text(make_sgf(OPENING))
+    svg = tmp_path / "x.svg"
+    assert infer(str(rec), "--moves", "8", "--diagram", str(svg)) == 0
+    out = capsys.readouterr().out.splitlines()
+    played = [common.format_vertex(sgfmill_point(m)) for m in OPENING[:8]]
+    inferred = out[0].split()
+    # The answer orders the game's stones: Black's on odd numbers, White's on even ones.
+    assert sorted(inferred[0::2]) == sorted(played[0::2]) and sorted(inferred[1::2]) == sorted(played[1::2])
+    same = [k for k in range(8) if inferred[k] == played[k]]
+    first = next(k for k in range(8) if inferred[k] != played[k]) if len(same) < 8 else None
+    expected = f"{len(same)} of 8 moves at the game's own move number"
+    if first is not None:
+        expected += f"; first difference at move {first + 1}: inferred {inferred[first]}, played {played[first]}"
+    else:
+        expected += ": the game's order exactly"
+    assert out[2] == expected
+    # Without -o: the text board, its header and the game's rows.
+    assert out[3] == HEADER and out[23] == HEADER
+    row_16 = out[4 + 19 - 16]
+    assert row_16.startswith("16 ") and row_16.endswith(" 16")
+    groups = svg_groups(svg)
+    numbers = {g[7:]: int(t) for g, t in groups.items() if g.startswith("number-")}
+    assert numbers == {name: k for k, name in enumerate(inferred, start=1)}
+    assert not (tmp_path / "o.sgf").exists()
+
+
+def test_infer_with_output_and_png(tmp_path, capsys):
+    pos = tmp_path / "pos.sgf"
+    black, white = OPENING[0:6:2], OPENING[1:6:2]
+    pos.write_text(f"(;GM[1]FF[4]SZ[19]AB{''.join(f'[{p}]' for p in black)}AW{''.join(f'[{p}]' for p in white)})")
+    png, out = tmp_path / "b.png", tmp_path / "o.sgf"
+    assert infer(str(pos), "-o", str(out), "--diagram", str(png)) == 0
+    printed = capsys.readouterr().out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.exists()
+    # Setup stones: no game to compare with; -o given: no text board.
+    assert "game's own move number" not in printed and HEADER not in printed
+
+
+@pytest.mark.parametrize("name, message", [("x.pdf", "SVG or PNG"), ("missing/x.svg", "does not exist")])
+def test_infer_checks_the_diagram_path_before_anything(tmp_path, caplog, name, message):
+    # The position does not exist either: the diagram's path is refused first.
+    assert infer(str(tmp_path / "absent.sgf"), "--diagram", str(tmp_path / name)) == 2
+    assert message in caplog.text and "absent.sgf" not in caplog.text
