@@ -682,12 +682,12 @@ def cmd_infer(a: argparse.Namespace) -> int:
     print(f"LGM {row['lgm']:.4f}  ->  {a.output}" if a.output else f"LGM {row['lgm']:.4f}")
     actual = _game_order(Path(a.position), a.moves)
     fig = diagram.figure_data(row["inferred"], actual)
+    if a.diagram:  # before the board is printed: a reader that stops reading early does not lose the figure
+        diagram.save(fig, Path(a.diagram), title=f"{Path(a.position).name}: inferred order, LGM {row['lgm']:.4f}")
     if actual is not None:
         print(diagram.comparison_line(row["inferred"], actual))
     if not a.output:
         print(diagram.text_board(fig))
-    if a.diagram:
-        diagram.save(fig, Path(a.diagram), title=f"{Path(a.position).name}: inferred order, LGM {row['lgm']:.4f}")
     return 0
 
 
