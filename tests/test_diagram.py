@@ -363,6 +363,30 @@ def test_infer_with_output_and_png(tmp_path, capsys):
     assert "game's own move number" not in printed and HEADER not in printed
 
 
+def test_infer_on_a_record_with_a_capture_notes_the_replayed_point(tmp_path, capsys):
+    from helpers import make_sgf
+
+    # Black A18, White A19, Black B19 takes it, White Q4, Black fills A19. Black's three moves are the
+    # three black stones at the end, so no black stone was taken and White's taken stone had at most two
+    # black neighbours at the time: the corner A19, which Black fills after the capture. Every order
+    # reaching the position plays A19 at 2 (White) and at 5 (Black), Q4 at 4: the figure notes "2 = 5".
+    moves = ["ab", "aa", "ba", "pp", "aa"]
+    rec = tmp_path / "corner.sgf"
+    rec.write_text(make_sgf(moves))
+    svg = tmp_path / "corner.svg"
+    assert infer(str(rec), "--diagram", str(svg)) == 0
+    out = capsys.readouterr().out.splitlines()
+    inferred = out[0].split()
+    assert (inferred[1], inferred[3], inferred[4]) == ("A19", "Q4", "A19")
+    board = boards.Board(19)
+    for k, name in enumerate(inferred):
+        board.play(*common.move_from_vertex(name, 19), "bw"[k % 2])
+    assert board.list_occupied_points() == sgfmill_replay(moves).list_occupied_points()
+    assert "Points played again: 2 = 5" in out
+    groups = svg_groups(svg)
+    assert groups["note-1"] == "2 = 5" and groups["number-A19"] == "2"
+
+
 @pytest.mark.parametrize("name, message", [("x.pdf", "SVG or PNG"), ("missing/x.svg", "does not exist")])
 def test_infer_checks_the_diagram_path_before_anything(tmp_path, caplog, name, message):
     # The position does not exist either: the diagram's path is refused first.
