@@ -79,6 +79,15 @@ def test_points_played_again_list_every_move_there():
     moves = ["ab", "aa", "ba", "pp", "aa"]
     assert sgfmill_replay(moves).get(18, 0) == "b"
     assert [n.text() for n in diagram.figure_data(moves).notes] == ["2 = 5"]
+    # Taken and not replaced (after move 3): still numbered where it was played, as a Go book shows it.
+    assert sgfmill_replay(moves[:3]).get(18, 0) is None
+    taken = diagram.figure_data(moves[:3])
+    assert [(s.point, s.number, s.colour) for s in taken.stones] == [
+        ((1, 0), 1, "B"),
+        ((0, 0), 2, "W"),
+        ((0, 1), 3, "B"),
+    ]
+    assert taken.notes == ()
     # The ko once more: 16 White R3, 17 Black K10 (elsewhere), 18 White retakes E15 a second time.
     longer = KO + ["qq", "jj", "ee"]
     assert sgfmill_replay(longer).get(*sgfmill_point("ee")) == "w"
@@ -235,7 +244,9 @@ def test_mismatches_get_red_rings_and_red_notes():
     assert set(rings) == {"ring-E17", "ring-Q17"}
     assert rings["ring-E17"].center == (4, 16) and rings["ring-Q17"].center == (15, 16)
     assert all(p.get_edgecolor() == to_rgba(diagram.RED) for p in rings.values())
-    assert texts["comparison"].get_text().startswith("18 of 20 moves at the game's own move number")
+    assert texts["comparison"].get_text() == (
+        "18 of 20 moves at the game's own move number, the first difference at move 4 (red: played at another number)"
+    )
     game = KO[:11] + ["cc", "kj", "ee", "fe"]
     _, texts, patches = artists(diagram.draw(diagram.figure_data(KO, game)))
     assert to_rgba(texts["note-1"].get_color()) == to_rgba(diagram.RED)

@@ -280,7 +280,9 @@ def draw(fig: Figure, title: str = ""):
         t = ax.text(
             -0.6,
             y - 0.9 * rows,
-            f"{fig.matching} of {fig.moves} moves at the game's own move number (red: played at another number)",
+            f"{fig.matching} of {fig.moves} moves at the game's own move number"
+            + (f", the first difference at move {fig.first_difference}" if fig.first_difference else "")
+            + " (red: played at another number)",
             ha="left",
             va="center",
             fontsize=10,
