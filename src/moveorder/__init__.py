@@ -19,8 +19,8 @@ search/   anneal, beam, exact, captures, inference:        inference.smk        
           the order of play
 katago/   install, engine, loss, scoring: the judge        scoring.smk              install-katago, score,
                                                                                     analyse-actual
-report/   metrics, plots, summary, sweeps, cross_level:    figures.smk, sweeps.smk, report, sweep-summary,
-          figures and tables                               networks.smk             cross-level
+report/   metrics, plots, summary, sweeps, cross_level,   figures.smk, sweeps.smk, report, sweep-summary,
+          diagram: figures, tables, the board of an order  networks.smk             cross-level, infer
 ========  ===============================================  =======================  ======================
 
 Beside them: :mod:`moveorder.settings` (every default; imported by every stage, imports none) and

@@ -631,8 +631,15 @@ def _infer_options(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "-o",
         "--output",
-        required=True,
-        help="the ordered game record to write (SGF; keeps the input's komi and players)",
+        default=None,
+        help="the ordered game record to write (SGF; keeps the input's komi and players); "
+        "default: none, the order is printed as a board of numbered stones",
+    )
+    s.add_argument(
+        "--diagram",
+        default=None,
+        help="draw the order as a Go book prints a game: each stone numbered, points played again listed "
+        "below, moves not at the game's move number ringed in red (with a record); .svg or .png; default: none",
     )
     s.add_argument(
         "--moves",
@@ -656,11 +663,14 @@ def _infer_options(s: argparse.ArgumentParser) -> None:
 @verb("infer", "infer how one position was played: SGF in, ordered SGF out", _infer_options)
 def cmd_infer(a: argparse.Namespace) -> int:
     from moveorder.go import coords
+    from moveorder.report import diagram
     from moveorder.search.inference import infer_position
 
+    if a.diagram:
+        diagram.check_path(Path(a.diagram))
     row = infer_position(
         a.position,
-        Path(a.output),
+        Path(a.output) if a.output else None,
         a.moves,
         _config_from(S.AnnealConfig, a),
         lambda: _evaluator(a),
@@ -670,8 +680,25 @@ def cmd_infer(a: argparse.Namespace) -> int:
         prisoners=a.prisoners,
     )
     print(" ".join(coords.sgf_to_gtp(row["inferred"])))
-    print(f"LGM {row['lgm']:.4f}  ->  {a.output}")
+    print(f"LGM {row['lgm']:.4f}  ->  {a.output}" if a.output else f"LGM {row['lgm']:.4f}")
+    actual = _game_order(Path(a.position), a.moves)
+    fig = diagram.figure_data(row["inferred"], actual)
+    if a.diagram:  # before the board is printed: a reader that stops reading early does not lose the figure
+        diagram.save(fig, Path(a.diagram), title=f"{Path(a.position).name}: inferred order, LGM {row['lgm']:.4f}")
+    if actual is not None:
+        print(diagram.comparison_line(row["inferred"], actual))
+    if not a.output:
+        print(diagram.text_board(fig))
     return 0
+
+
+def _game_order(position: Path, moves):
+    """A game record's own first ``moves`` moves (SGF points; all without ``moves``); None for setup stones."""
+    from moveorder.data.records import read_sgf
+
+    rec = read_sgf(position.read_bytes(), str(position))
+    order = [rec.moves[i : i + 2] for i in range(0, len(rec.moves), 2)]
+    return (order[:moves] if moves else order) or None
 
 
 # --- KataGo -------------------------------------------------------------------------

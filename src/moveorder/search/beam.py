@@ -95,7 +95,7 @@ def beam_search(
         if future:
             estimate.view(-1).scatter_reduce_(0, owner * MOVES + seqs[:, i], term, "amax")
         if merge and i + 1 < n:
-            seqs, ll, owner = merge(hasher, seqs, ll, owner, i + 1)
+            seqs, ll, owner = merge_transpositions(hasher, seqs, ll, owner, i + 1)
         if width is not None and i + 1 < n:
             if future:
                 rows = _ranked(ll, owner, width, ll - future * estimate[owner[:, None], seqs[:, : i + 1]].sum(1))
@@ -166,7 +166,7 @@ def _ranked(ll, owner, width: int, score):
     return _best(priority, owner, width, tie=ll)
 
 
-def merge(hasher: InputHasher, seqs, ll, owner, i: int):
+def merge_transpositions(hasher: InputHasher, seqs, ll, owner, i: int):
     """Of the prefixes of one arrangement whose input at position ``i`` is the same, keep the most likely."""
     rows = torch.arange(len(seqs), device=seqs.device)
     keys = hasher.keys(seqs, rows, torch.full_like(rows, i))

@@ -58,7 +58,7 @@ import torch
 
 from moveorder.nets.features import PAD
 from moveorder.nets.likelihood import InputHasher, PositionEvaluator
-from moveorder.search.beam import beam_search, expand, merge, stone_tensors
+from moveorder.search.beam import beam_search, expand, merge_transpositions, stone_tensors
 from moveorder.settings import AnnealConfig
 
 Arrangement = Tuple[Sequence[int], Sequence[int]]  # (black stones, white stones) as Leela Zero indices
@@ -142,7 +142,7 @@ def solve(
         if not len(seqs):
             break
         if i + 1 < n:
-            seqs, ll, _ = merge(hasher, seqs, ll, owner.expand(len(seqs)), i + 1)
+            seqs, ll, _ = merge_transpositions(hasher, seqs, ll, owner.expand(len(seqs)), i + 1)
     stats.evaluations = evaluator.evaluations - before
     if len(seqs):
         best = int(torch.argmax(ll))  # the first maximum, as the breadth-first search's stable sort takes

@@ -554,7 +554,7 @@ def read_position(path: Path, moves: Optional[int] = None, prisoners: Optional[S
 
 def infer_position(
     position: Path,
-    output: Path,
+    output: Optional[Path],
     moves: Optional[int],
     cfg: AnnealConfig,
     evaluator: Callable[[], PositionEvaluator],
@@ -563,7 +563,7 @@ def infer_position(
     progress: bool = True,
     prisoners: Optional[Sequence[int]] = None,
 ) -> Dict:
-    """The one-position tool: the order of play of ``position`` (an SGF file), written to ``output`` as SGF.
+    """The one-position tool: the order of play of ``position`` (an SGF file), written to ``output`` as SGF (if given).
 
     A position with captures (a record's, or setup stones with ``prisoners``:
     Black's, White's) is ordered by :func:`moveorder.search.captures.search`, with
@@ -585,7 +585,8 @@ def infer_position(
         from moveorder.search.captures import require_beam
 
         require_beam(cfg.method, pos.prisoners, where)
-    check_output(Path(output), Path(position))
+    if output is not None:
+        check_output(Path(output), Path(position))
     n = len(pos.black) + len(pos.white) + sum(pos.prisoners)
     cfg = cfg.for_length(n)
     black = [coords.to_lz(p) for p in pos.black]  # any order: the search sorts the stones
@@ -597,6 +598,8 @@ def infer_position(
             trials = anneal(evaluator(), [(black, white)], cfg, progress=bar)[0]
         row = best_of_trials(trials, n)
     prisoners_note = f" Prisoners: Black {pos.prisoners[0]}, White {pos.prisoners[1]}." if any(pos.prisoners) else ""
+    if output is None:
+        return row
     write_sgf(
         Path(output),
         row["inferred"],
