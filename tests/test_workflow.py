@@ -206,18 +206,14 @@ def test_tygem_is_an_evaluation_set_and_a_training_source(tmp_path):
 
 
 def test_per_level_networks_can_start_from_the_shipped_one(tmp_path):
-    """training.init: each level's network is fine-tuned from the shipped Tygem network (issue 24);
-    training.compile reaches the command too."""
-    cmds = planned_with(
-        tmp_path, training={"sets": ["pro"], "blocks": 4, "filters": 32, "init": "tygem", "compile": True}
-    )
+    """training.init: each level's network is fine-tuned from the shipped Tygem network."""
+    cmds = planned_with(tmp_path, training={"sets": ["pro"], "blocks": 4, "filters": 32, "init": "tygem"})
     trains = [c for c in cmds if c.startswith("moveorder train-policy")]
     assert len(trains) == 1 and "--init tygem " in trains[0] and "--blocks 4 --filters 32" in trains[0]
-    assert " --compile " in trains[0]
     (tmp_path / "plain").mkdir()
     cmds = planned_with(tmp_path / "plain")
     plain = [c for c in cmds if c.startswith("moveorder train-policy")]
-    assert plain and all("--init" not in c and " --no-compile " in c for c in plain)
+    assert plain and all("--init" not in c and " --no-symmetries " not in c for c in plain)
 
 
 def test_the_gpu_tygem_config_trains_from_the_packed_pool(tmp_path):

@@ -299,13 +299,6 @@ def _train_policy_options(s: argparse.ArgumentParser) -> None:
         "CPU with native bfloat16 (AVX512-BF16, AMX)",
     )
     s.add_argument(
-        "--compile",
-        action=argparse.BooleanOptionalAction,
-        default=d.compile,
-        help="compile the training forward pass with torch.compile: the same network up to float rounding, "
-        "after 30-50 s of compiling",
-    )
-    s.add_argument(
         "--heldout-fraction", type=float, default=d.heldout_fraction, help="fraction of games held out for metrics"
     )
     s.add_argument(

@@ -270,10 +270,6 @@ class TrainConfig:
     value_weight: float = 0.25
     symmetries: bool = True  # one of the 8 symmetries of the board drawn per sample
     precision: str = "auto"  # of forward/backward: float32, bfloat16 (autocast), auto (train.autocast_dtype)
-    # The training forward pass compiled by torch.compile (inductor): the same network up to float rounding,
-    # after 30-50 s of compiling; on one CPU thread a 4x32 gained 1.10x in a probe, nothing over a whole
-    # 8,000-step run (docs/benchmarks.md), so off by default.
-    compile: bool = False
     heldout_fraction: float = 0.05
     heldout_positions: int = 20000
     checkpoint_every: int = 500

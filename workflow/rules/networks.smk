@@ -48,7 +48,7 @@ rule train_policy:
         t=config["training"],
         flags=" ".join(
             ("--" if config["training"][k] else "--no-") + k.replace("_", "-")
-            for k in ("value_head", "symmetries", "compile")
+            for k in ("value_head", "symmetries")
         ),
         seed=config["seed"],
         init=f"--init {shlex.quote(config['training']['init'])}" if config["training"]["init"] else "",

@@ -25,8 +25,7 @@ Checkpoints (model, optimiser, step, RNG states) are written every
 ``checkpoint_every`` steps and at the end; a rerun resumes from the last
 one, on any device (:func:`resume`).  The forward pass runs under bfloat16
 autocast on a GPU and on a CPU with native bfloat16 (``precision``,
-:func:`autocast_dtype`).  With ``compile``, the training forward pass is
-compiled by ``torch.compile`` (the held-out evaluation stays eager).
+:func:`autocast_dtype`).
 
 On a GPU (issue 26): float32 is IEEE float32 (no TF32) and cuDNN's
 algorithms are deterministic, in training and in :func:`evaluate`
@@ -515,8 +514,6 @@ def train(
         batches = Prefetch(batches, depth=2, pin=True)
     ce = nn.CrossEntropyLoss()
     forward = net if cfg.value_head else net.policy_logits
-    if cfg.compile:  # shares the network's parameters: the optimiser, checkpoints and export see no difference
-        forward = torch.compile(forward)
     net.train()
     bar = tqdm(total=cfg.steps, initial=step, disable=not progress, desc="train", mininterval=5)
     start_step = step
@@ -597,6 +594,7 @@ def train(
 
 
 def _model_settings(cfg: dict) -> dict:
-    """The settings a checkpoint must agree on to be resumed (threads, checkpoint cadence and compiling may
-    change; a checkpoint written before ``max_move`` existed trained on every position)."""
+    """The settings a checkpoint must agree on to be resumed (threads and checkpoint cadence may change, and
+    ``compile``, a setting of older checkpoints, changed no weight; a checkpoint written before ``max_move``
+    existed trained on every position)."""
     return {k: v for k, v in {"max_move": 0, **cfg}.items() if k not in ("threads", "checkpoint_every", "compile")}
