@@ -33,17 +33,41 @@ def iterations_for(n: int, table: Optional[Dict[int, int]] = None) -> int:
     return _per_length(n, table or PAPER_ITERATIONS)
 
 
-def for_length(n: int, value) -> int:
+#: The workflow's settings that may be one value or a table of sequence length -> value
+#: (config/captures.yaml: wider where it is cheap).
+PER_LENGTH = ("beam_width", "beam_passes", "beam_widen")
+
+
+def for_length(n: int, value, key: str = "value") -> int:
     """A per-length setting (``inference.beam_width``, ``beam_passes``, ``beam_widen``) for ``n`` moves:
-    one value for every length, or a table of length -> value read as :func:`iterations_for` reads its
-    table (config/captures.yaml: wider where it is cheap)."""
+    one value for every length, or a table of length -> value that must give ``n`` its own entry.
+
+    Unlike the paper's iterations (:func:`iterations_for`, which extends its two lengths to any other),
+    a table here is the user's choice per length: a length it leaves out is an error (ValueError naming
+    ``key`` and the length), never the nearest length's value taken in silence.
+    """
     if isinstance(value, Mapping):
-        return _per_length(n, value)
+        table = {int(k): int(v) for k, v in value.items()}
+        if n not in table:
+            raise ValueError(
+                f"{key} gives no value for {n} moves (it gives {', '.join(str(k) for k in sorted(table))}): "
+                f"add {n} to the table, or give one value for every length"
+            )
+        return table[n]
     return int(value)
 
 
+def check_per_length(section: Mapping, lengths, where: str = "inference") -> None:
+    """Raise ValueError unless every table of :data:`PER_LENGTH` in ``section`` has an entry for every length."""
+    for key in PER_LENGTH:
+        value = section.get(key)
+        if isinstance(value, Mapping):
+            for n in lengths:
+                for_length(int(n), value, f"{where}.{key}")
+
+
 def _per_length(n: int, table: Mapping) -> int:
-    """``table[n]``, else the nearest length's (ties: the shorter)."""
+    """``table[n]``, else the nearest length's (ties: the shorter): the paper's iterations."""
     table = {int(k): int(v) for k, v in table.items()}
     if n in table:
         return table[n]

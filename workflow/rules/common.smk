@@ -45,6 +45,10 @@ DATASETS = list(config["datasets"])
 # The paper's published numbers, shipped with the workflow (found from any working directory).
 PAPER_RESULTS = os.path.join(workflow.basedir, "config", "paper_results.yaml")
 LENGTHS = [int(n) for n in config["selection"]["lengths"]]
+try:  # a per-length table (inference.beam_width, beam_passes, beam_widen) gives every length its value
+    mo_settings.check_per_length(config["inference"], LENGTHS)
+except ValueError as _err:
+    raise ValueError(f"config: {_err} (selection.lengths: {', '.join(map(str, LENGTHS))})") from None
 
 # The paper's Assumption 3 at every length: a capture-free clip needs games capture-free that far.
 _reach = min(int(config["filter"]["capture_free"]), int(config["filter"]["min_moves"]))
@@ -192,7 +196,7 @@ def main_run(dataset=None, **overrides):
 
 def run_name(run, n):
     """A run's folder at n moves: its iterations and its beam width are those of that length."""
-    width = mo_settings.for_length(int(n), run["beam_width"])
+    width = mo_settings.for_length(int(n), run["beam_width"], "inference.beam_width")
     return RUN_NAME.format(**{**run, "iterations": run["iterations"] or iterations_for(int(n)),
                               "method": method_token(run["method"], width, run["beam_future"])})
 

@@ -22,8 +22,8 @@ rule infer:
         schedule=config["inference"]["schedule"],
         method=lambda w: method_args(w.method),
         patience=config["inference"]["patience"],
-        passes=lambda w: mo_settings.for_length(int(w.n), config["inference"]["beam_passes"]),
-        widen=lambda w: mo_settings.for_length(int(w.n), config["inference"]["beam_widen"]),
+        passes=lambda w: mo_settings.for_length(int(w.n), config["inference"]["beam_passes"], "inference.beam_passes"),
+        widen=lambda w: mo_settings.for_length(int(w.n), config["inference"]["beam_widen"], "inference.beam_widen"),
         precision=config["policy"]["precision"],
         flags=lambda w: " ".join(
             f
