@@ -151,6 +151,33 @@ def temperature(cfg: AnnealConfig, t: int) -> float:
     return cfg.t_start + (cfg.t_end - cfg.t_start) * frac
 
 
+# --- what the one-position tool (moveorder infer) accepts, checked before any work starts ------------
+
+#: The longest sequence it orders: the stones plus the prisoners (every captured stone was once a move).
+#: Longer than 98.9% of the 9,669 records of the Fox pro archive (Pro.7z of the mirror: median 199 moves,
+#: 5.5% past 300), and within what one search can do: the capture search costs about beam width x moves
+#: network evaluations a pass (docs/benchmarks.md measures it up to 100 moves).
+MAX_MOVES = 400
+#: The widest beam (also beam width x beam widen): every kept prefix holds its last 8 boards and is
+#: evaluated each move; 8 times the widest measured (512, config/cpu.yaml).
+MAX_BEAM_WIDTH = 4096
+#: Runs of the capture beam; each costs one beam's evaluations.
+MAX_BEAM_PASSES = 16
+#: Backtracking budget, in beams' evaluations.
+MAX_PATIENCE = 100
+#: Annealing iterations a trial: 500 times the paper's 20,000 for 40 moves.
+MAX_ITERATIONS = 10_000_000
+#: Chains a position: 20 times the paper's 5; every chain's sequence is evaluated each iteration.
+MAX_TRIALS = 100
+#: Positions per network call (padded to it): 16 times a GPU's default of 256.
+MAX_BATCH = 4096
+#: Slots of the position cache (1.4 kB each, allocated at once): 32 times the default, about 5.9 GB.
+MAX_CACHE_SLOTS = 1 << 22
+#: The future weight of the beam's ranking; log-probabilities are of order 1 to 10.
+MAX_BEAM_FUTURE = 100.0
+#: Temperatures of the annealing; they divide differences of costs of order 0.01 to 100.
+TEMPERATURES = (1e-6, 1e6)
+
 PRECISIONS = ("float32", "bfloat16", "tf32")
 #: Slots of the evaluator's position cache (each holds one distribution, 1.4 kB): 185 MB.
 CACHE_SLOTS = 1 << 17
