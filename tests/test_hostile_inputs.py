@@ -874,3 +874,14 @@ def test_any_seed_keys_the_chains(hostile):
         keys = chain_keys(seed, 3, 1)
         assert len(keys) == 2 and all(0 <= k < 2**32 for k in keys)
     assert chain_keys(-1, 0, 0) != chain_keys(0, 0, 0)
+
+
+def test_a_record_longer_than_the_tool_orders_is_refused_with_the_moves_to_give():
+    """A record's position after 401 moves (361 stones standing, 40 captured): over the 400-move limit."""
+    from moveorder.inference import Position, check_length
+
+    points = [(r, c) for r in range(19) for c in range(19)]
+    full = Position(points[:181], points[181:], prisoners=(20, 20))
+    with pytest.raises(ValueError, match=r"^rec.sgf: the position after 401 moves: .*at most 400 moves.*--moves 400"):
+        check_length(full, "rec.sgf", given=False)
+    check_length(Position(points[:181], points[181:], prisoners=(20, 19)), "rec.sgf", given=False)  # 400: taken
