@@ -5,7 +5,10 @@ nothing written; or, where the input is valid after all, read correctly.
 Every record and archive here is made by the test itself.
 """
 
+import contextlib
 import io
+import logging
+import math
 import os
 import subprocess
 import sys
@@ -566,3 +569,320 @@ def test_score_shows_progress_over_the_positions_it_analyses(tmp_path, capsys):
         )  # 5 + 5 positions, the empty board once
         score_results(rows, engine, AnalysisCache(None), visits=1, model="m")
         assert "score" not in capsys.readouterr().err
+
+
+# --- infer: option values out of what the tool can do are refused before any work ----------------------------
+
+TWO = "(;GM[1]FF[4]SZ[19]AB[dd]AW[pp])"  # one stone each: Black plays 1 + W moves, White 1 + B (prisoners B W)
+THREE = "(;GM[1]FF[4]SZ[19]AB[dd][pd]AW[pp])"
+
+
+class WorkStarted(Exception):
+    """Raised where the network would be loaded: every check on the input has passed."""
+
+
+@pytest.fixture
+def work_starts(monkeypatch):
+    def started(*args, **kwargs):
+        raise WorkStarted
+
+    monkeypatch.setattr(cli, "_evaluator", started)
+
+
+@pytest.mark.parametrize(
+    "position, prisoners, fragments",
+    [
+        # Consistent counts (Black 2 + 99...9 moves, White 1 + 10^20): once an OverflowError in the search.
+        (
+            THREE,
+            ("100000000000000000000", "99999999999999999999"),
+            ["--prisoners 100000000000000000000 99999999999999999999: each count must be at most 400", "400 moves"],
+        ),
+        # 3 stones + 300 + 299 = 602 moves; each count is below 400, their sum with the stones is not.
+        (THREE, ("300", "299"), ["--prisoners 300 299 with 3 stones", "602 moves", "add up to at most 397"]),
+        (TWO, ("199", "200"), ["--prisoners 199 200 with 2 stones", "401 moves", "add up to at most 398"]),
+    ],
+)
+def test_infer_refuses_more_prisoners_than_a_search_can_take(
+    tmp_path, caplog, no_search, position, prisoners, fragments
+):
+    pos = tmp_path / "pos.sgf"
+    pos.write_text(position)
+    out = tmp_path / "o.sgf"
+    code = cli.main(["infer", str(pos), "-o", str(out), "--method", "beam", "--prisoners", *prisoners])
+    refused(caplog, code, *fragments)
+    assert not out.exists()
+
+
+def test_infer_takes_a_sequence_of_400_moves_up_to_the_search(tmp_path, work_starts):
+    """2 stones and prisoners 199 199: 400 moves, the most the tool orders; it gets as far as the network."""
+    pos = tmp_path / "pos.sgf"
+    pos.write_text(TWO)
+    with pytest.raises(WorkStarted):
+        cli.main(["infer", str(pos), "-o", str(tmp_path / "o.sgf"), "--method", "beam", "--prisoners", "199", "199"])
+
+
+def test_infer_refusals_of_counts_and_dead_groups_say_what_to_do(tmp_path, caplog, no_search, work_starts):
+    """Two black stones and no white one: refused without prisoners, saying how to give them and which method
+    orders positions with captures; given (White A1 captured between: B, W, B), the tool goes on to the search.
+    A group without liberties is refused with and without prisoners: no legal move leaves one."""
+    pos = tmp_path / "pos.sgf"
+    pos.write_text("(;GM[1]FF[4]SZ[19]AB[dd][pp])")
+    out = tmp_path / "o.sgf"
+    message = refused(caplog, cli.main(["infer", str(pos), "-o", str(out)]), f"{pos}: 2 black and 0 white stones")
+    assert "give their counts with --prisoners B W" in message and "--method beam orders positions" in message
+    with pytest.raises(WorkStarted):
+        cli.main(["infer", str(pos), "-o", str(out), "--method", "beam", "--prisoners", "1", "0"])
+    dead = tmp_path / "dead.sgf"
+    dead.write_text("(;GM[1]FF[4]SZ[19]AB[aa][dd]AW[ba][ab])")  # Black A19 has no liberty
+    for extra, suffix in (([], ""), (["--method", "beam", "--prisoners", "1", "1"], " (with --prisoners 1 1)")):
+        caplog.clear()
+        message = refused(caplog, cli.main(["infer", str(dead), "-o", str(out), *extra]), f"{dead}: ")
+        assert "group(s) without liberties (A19): no legal move leaves a group so" in message
+        assert message.endswith(suffix) and "which the inference assumes did not" not in message
+    assert not out.exists()
+
+
+def test_an_unknown_network_is_refused_with_the_shipped_names_and_no_progress(tmp_path, caplog, capsys, no_search):
+    from moveorder.nets import shipped
+
+    pos = tmp_path / "pos.sgf"
+    pos.write_text(TWO)
+    out = tmp_path / "o.sgf"
+    names = sorted(p.name[: -len(".txt.gz")] for p in shipped.HERE.glob("*.txt.gz"))
+    assert "tygem" in names and "tygem-6x128" in names
+    for spec, what in (("tygem-9x999", "no such network file"), (str(tmp_path), "is a folder")):
+        caplog.clear()
+        refused(
+            caplog,
+            cli.main(["infer", str(pos), "-o", str(out), "--network", spec]),
+            f"--network {spec!r}: {what}",
+            f"(shipped: {', '.join(names)})",
+        )
+        assert capsys.readouterr().err == ""  # no progress bar before the refusal
+    assert not out.exists()
+    caplog.clear()  # infer-set: the same check
+    arr = tmp_path / "20m.jsonl"
+    arr.write_text('{"id": "g1", "set": "pro", "n": 2, "black": ["dd"], "white": ["pp"], "actual": ["dd", "pp"]}\n')
+    args = ["--arrangements", arr, "--out", tmp_path / "r.jsonl", "--table", tmp_path / "r.csv"]
+    code = cli.main(["infer-set", *map(str, args), "--network", "tygem-9x999"])
+    refused(caplog, code, "--network 'tygem-9x999': no such network file", f"(shipped: {', '.join(names)})")
+    assert not (tmp_path / "r.jsonl").exists() and not (tmp_path / "r.csv").exists()
+
+
+def test_no_progress_is_shown_before_the_network_is_refused(tmp_path, caplog, capsys):
+    """A network file that is no network: refused as it loads, before the progress bar is drawn."""
+    pos = tmp_path / "pos.sgf"
+    pos.write_text(TWO)
+    net = tmp_path / "w.txt"
+    net.write_bytes(b"1\n" + b"x y\n" * 18)
+    refused(caplog, cli.main(["infer", str(pos), "-o", str(tmp_path / "o.sgf"), "--network", str(net)]), str(net))
+    err = capsys.readouterr().err
+    assert "infer" not in err and "it/s" not in err, err
+
+
+def test_the_capture_search_shows_its_progress_in_network_evaluations(tmp_path, capsys):
+    """B B1, W A1, B A2 takes A1: 3 moves; width 4, one pass, patience 2: at most 4 x 3 x (1 + 2) = 36."""
+    pos = tmp_path / "pos.sgf"
+    pos.write_text("(;GM[1]FF[4]SZ[19]AB[bs][ar])")  # B1 (bs) and A2 (ar)
+    out = tmp_path / "o.sgf"
+    code = cli.main(
+        ["infer", str(pos), "-o", str(out), "--network", FIXTURE, "--method", "beam", "--beam-width", "4"]
+        + ["--prisoners", "1", "0"]
+    )
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "infer (network evaluations, at most)" in err and "/36 " in err, err
+    moves = sgf_points(sgf.Sgf_game.from_bytes(out.read_bytes()))
+    assert sorted(moves[::2]) == [("b", "ar"), ("b", "bs")] and moves[1] == ("w", "as")
+
+
+def torch_sees_cuda():
+    import torch
+
+    return torch.cuda.is_available()
+
+
+# Every numeric and choice option of `infer` and what it accepts, worked out from its help and the limits
+# the tool states (moveorder.settings): (low, high) for numbers, the choices for the others.
+WHOLE = {
+    "--iterations": (1, 10_000_000),
+    "--trials": (1, 100),
+    "--beam-width": (1, 4096),
+    "--beam-passes": (1, 16),
+    "--beam-widen": (1, 128),  # 4096 / the default width 32
+    "--patience": (0, 100),
+    "--cache-size": (0, 1 << 22),
+    "--max-batch": (1, 4096),
+    "--moves": (1, 20),  # the record below has 20 moves
+    "--seed": (-math.inf, math.inf),
+}
+REAL = {"--beam-future": (0.0, 100.0), "--t-start": (0.1, 1e6), "--t-end": (1e-6, 1.0)}  # t_end <= t_start = 1
+CHOICES = {
+    "--method": ["anneal", "beam", "beam+anneal"],
+    "--init": ["greedy", "random", "beam"],
+    "--neighbour": ["swp2", "mov2", "rot3", "mix"],
+    "--schedule": ["geometric", "linear"],
+    "--precision": ["float32", "bfloat16"] + (["tf32"] if torch_sees_cuda() else []),
+}
+
+
+def number_texts():
+    from hypothesis import strategies as st
+
+    huge = st.sampled_from([2**31, 2**63, 10**20, -(10**20), 10**400])
+    return st.one_of(
+        st.integers(-5, 5000).map(str),
+        st.integers(-(10**30), 10**30).map(str),
+        huge.map(str),
+        st.floats(allow_nan=True, allow_infinity=True).map(repr),
+        st.sampled_from(["", " ", "1e3", "nan", "-inf", "0x10", "1_000", "٣", "12abc", "None", "4096.0", "1e-7"]),
+        st.text(max_size=6),
+    )
+
+
+def accepted(option, text):
+    """Whether ``option`` with ``text`` should pass every check (worked out here, not asked of the tool)."""
+    if option in CHOICES:
+        return text in CHOICES[option]
+    try:
+        value = int(text) if option in WHOLE else float(text)
+    except ValueError:
+        return False
+    low, high = WHOLE.get(option) or REAL[option]
+    return low <= value <= high
+
+
+def run_infer(tmp, args):
+    """``moveorder infer`` with ``args``: ('started', '') where it got to the network, else (code, message):
+    the refusal's log message or argparse's error."""
+    messages = []
+    handler = logging.Handler()
+    handler.emit = lambda record: messages.append(record.getMessage())
+    log = logging.getLogger("moveorder")
+    log.addHandler(handler)
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = cli.main(["infer", *map(str, args)])
+    except WorkStarted:
+        return "started", err.getvalue()
+    except SystemExit as exit:
+        code = exit.code
+    finally:
+        log.removeHandler(handler)
+    assert "Traceback" not in err.getvalue() and "it/s" not in err.getvalue(), err.getvalue()
+    return code, "\n".join(messages) + err.getvalue()
+
+
+@pytest.fixture
+def hostile(tmp_path, work_starts):
+    record = tmp_path / "record.sgf"
+    record.write_text(make_sgf(OPENING[:20]))
+    setup = tmp_path / "two.sgf"
+    setup.write_text(TWO)
+    return tmp_path, record, setup
+
+
+@pytest.mark.parametrize("option", sorted(WHOLE) + sorted(REAL) + sorted(CHOICES))
+def test_no_option_value_of_infer_reaches_the_user_as_an_exception(hostile, option):
+    """Huge, negative, zero, non-numeric and empty values of every numeric and choice option: each is
+    refused (exit code 2, a message naming the option, nothing written, no traceback) or, where valid,
+    gets as far as loading the network and no further (no search runs here)."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    tmp, record, _ = hostile
+    out = tmp / "o.sgf"
+    values = (
+        number_texts() if option not in CHOICES else st.one_of(st.sampled_from(CHOICES[option]), st.text(max_size=12))
+    )
+
+    def verify(text):
+        code, message = run_infer(tmp, [record, "-o", out, "--network", FIXTURE, f"{option}={text}"])
+        assert not out.exists()
+        if accepted(option, text):
+            assert code == "started", (text, message)
+        else:
+            assert code == 2 and option in message, (text, code, message)
+
+    # Each limit and its neighbours, then values drawn at random.
+    if option in CHOICES:
+        edges = CHOICES[option] + [c.upper() for c in CHOICES[option]] + ["", "tf32"]
+    else:
+        low, high = WHOLE.get(option) or REAL[option]
+        step = 1 if option in WHOLE else 1e-9 * max(1.0, abs(high))
+        edges = [repr(v) if option in REAL else str(v) for v in (low, high) if math.isfinite(v)]
+        edges += [repr(v - step) if option in REAL else str(v - 1) for v in (low,) if math.isfinite(v)]
+        edges += [repr(v + step) if option in REAL else str(v + 1) for v in (high,) if math.isfinite(v)]
+    for text in edges:
+        verify(text)
+    settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])(
+        given(values)(verify)
+    )()
+
+
+def test_no_prisoners_device_or_network_value_reaches_the_user_as_an_exception(hostile):
+    """--prisoners B W on one black and one white stone: Black plays 1 + W moves and White 1 + B, so W - B is 0
+    or 1 (Black first, alternating), and 2 + B + W is at most 400; --device cpu (cuda only with a GPU);
+    --network a file or a shipped name."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    tmp, record, setup = hostile
+    out = tmp / "o.sgf"
+    count = st.one_of(st.integers(-3, 450).map(str), number_texts().filter(lambda t: not t.startswith("-")))
+    quick = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+    @settings(max_examples=150, **quick)
+    @given(count, count)
+    def prisoners(b, w):
+        code, message = run_infer(tmp, [setup, "-o", out, "--method", "beam", "--prisoners", b, w])
+        assert not out.exists()
+        try:
+            pb, pw = int(b), int(w)
+        except ValueError:
+            ok = False
+        else:
+            ok = pb >= 0 and pw >= 0 and pw - pb in (0, 1) and 2 + pb + pw <= 400
+        if ok:
+            assert code == "started", (b, w, message)
+        else:
+            assert code == 2 and ("--prisoners" in message or "argument --prisoners" in message), (b, w, message)
+
+    prisoners()
+    cuda = torch_sees_cuda()
+    devices = {"cpu": True, "cpu:0": True, "": True, "cuda": cuda, "cuda:99": False, "bogus": False, "meta": False}
+    devices |= {"mps": False, "0": False, "-1": False, "cpu:x": False}
+    for device, ok in devices.items():
+        code, message = run_infer(tmp, [record, "-o", out, "--network", FIXTURE, f"--device={device}"])
+        assert (code == "started") if ok else (code == 2 and "--device" in message), (device, message)
+    folder = tmp / "folder"
+    folder.mkdir()
+    networks = {FIXTURE: True, "tygem": True, "tygem-6x128": True, "tygem-9x999": False, "": False}
+    networks |= {str(folder): False, str(tmp / "none.gz"): False}
+    for network, ok in networks.items():
+        code, message = run_infer(tmp, [record, "-o", out, f"--network={network}"])
+        assert (code == "started") if ok else (code == 2 and "--network" in message), (network, message)
+    assert not out.exists()
+
+
+def test_any_seed_keys_the_chains(hostile):
+    """--seed takes any whole number: huge and negative seeds key the chains as 32-bit keys."""
+    from moveorder.search.anneal import chain_keys
+
+    for seed in (0, -1, 2**63, -(10**30), 10**400):
+        keys = chain_keys(seed, 3, 1)
+        assert len(keys) == 2 and all(0 <= k < 2**32 for k in keys)
+    assert chain_keys(-1, 0, 0) != chain_keys(0, 0, 0)
+
+
+def test_a_record_longer_than_the_tool_orders_is_refused_with_the_moves_to_give():
+    """A record's position after 401 moves (361 stones standing, 40 captured): over the 400-move limit."""
+    from moveorder.search.inference import Position, check_length
+
+    points = [(r, c) for r in range(19) for c in range(19)]
+    full = Position(points[:181], points[181:], prisoners=(20, 20))
+    with pytest.raises(ValueError, match=r"^rec.sgf: the position after 401 moves: .*at most 400 moves.*--moves 400"):
+        check_length(full, "rec.sgf", given=False)
+    check_length(Position(points[:181], points[181:], prisoners=(20, 19)), "rec.sgf", given=False)  # 400: taken

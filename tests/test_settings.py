@@ -155,11 +155,21 @@ def test_beam_width_and_passes_one_or_per_length(key):
     for bad in (0, {40: 0}, {}, {40: "wide"}, 12.5):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({key: bad}, schema)
-    assert S.for_length(60, {40: 1, 80: 2}) == 1 and S.for_length(70, {40: 1, 80: 2}) == 2
     assert S.for_length(40, 32) == 32 and S.for_length(100, "64") == 64
     table = {40: 256, "60": 128, 100: 32}
-    lengths = (20, 40, 50, 60, 80, 90, 100, 120)
-    assert [S.for_length(n, table) for n in lengths] == [256, 256, 256, 128, 128, 32, 32, 32]
+    assert [S.for_length(n, table) for n in (40, 60, 100)] == [256, 128, 32]
+    # A length the table leaves out is refused, naming the key and the length, never the nearest's value.
+    for n in (20, 50, 80, 120):
+        with pytest.raises(
+            ValueError,
+            match=rf"^inference.{key} gives no value for {n} moves \(it gives 40, 60, "
+            rf"100\): add {n} to the table, or give one value for every length$",
+        ):
+            S.for_length(n, table, f"inference.{key}")
+    S.check_per_length({key: table, "iterations": {20: 1}}, [40, 60, 100])  # iterations: the nearest rule
+    S.check_per_length({key: 7}, [20, 33])
+    with pytest.raises(ValueError, match=rf"^inference.{key} gives no value for 80 moves"):
+        S.check_per_length({key: table}, [40, 80, 100])
 
 
 # A run's identity: the settings that change its orders, and no others.

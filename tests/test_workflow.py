@@ -343,8 +343,8 @@ def test_a_length_between_the_tables_gets_the_command_lines_iterations(tmp_path)
 
 def test_beam_width_per_length(tmp_path):
     """inference.beam_width as a table of length -> width: each length's runs are searched, and named, with
-    its own width (other lengths: the nearest's, ties the shorter), as iterations are (the schema's
-    check of the table: tests/test_settings.py)."""
+    its own width (the schema's check of the table: tests/test_settings.py); a length a table leaves out is
+    refused before any job runs."""
     cmds = planned_with(
         tmp_path,
         training={"sets": []},
@@ -352,9 +352,9 @@ def test_beam_width_per_length(tmp_path):
         selection={"lengths": [40, 60, 80], "captures": "required"},
         inference={
             "method": "beam",
-            "beam_width": {40: 128, 80: 32},
-            "beam_passes": {40: 1, 80: 2},
-            "beam_widen": {40: 1, 80: 4},
+            "beam_width": {40: 128, 60: 128, 80: 32},
+            "beam_passes": {40: 1, 60: 1, 80: 2},
+            "beam_widen": {40: 1, 60: 1, 80: 4},
         },
         sweeps=[],
     )
@@ -392,3 +392,21 @@ def test_a_runs_folder_changes_with_what_changes_its_orders_and_only_with_that(t
     assert all("--beam-widen 2 " in c for c in cmds2) and all("--beam-widen 4 " in c for c in cmds4)
     # the beam reads no annealing setting: its folder and its command's search are the same
     assert folders(beam_widen=2, iterations={40: 1000}, trials=2, neighbour="swp2")[0] == widen2
+
+
+def test_a_per_length_table_without_a_configured_length_is_refused(tmp_path):
+    """inference.beam_width {40: 128, 80: 32} with lengths 40, 60 and 80: refused before any job runs, naming
+    the key and the length 60, not searched with the nearest length's width."""
+    for key in ("beam_width", "beam_passes", "beam_widen"):
+        cfg = tmp_path / "c.yaml"
+        base = {"sets": ["pro"], "mirror": str(MIRROR), "training": {"sets": []}, "policy": {"network": "tygem"}}
+        extra = {"selection": {"lengths": [40, 60, 80], "captures": "required"}, "sweeps": []}
+        cfg.write_text(yaml.safe_dump(base | extra | {"inference": {"method": "beam", key: {40: 2, 80: 1}}}))
+        proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0, out
+        assert (
+            f"config: inference.{key} gives no value for 60 moves (it gives 40, 80): add 60 to the table, or give "
+            "one value for every length (selection.lengths: 40, 60, 80)" in out
+        ), out
+        assert "Traceback" not in out and not (tmp_path / "data").exists() and not (tmp_path / "results").exists()

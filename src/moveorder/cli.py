@@ -566,6 +566,79 @@ def _anneal_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+def _check_network(spec: str) -> None:
+    """Refuse a ``--network`` that is neither a file nor a shipped network's name, listing the shipped names."""
+    from moveorder.nets import shipped
+
+    path = shipped.resolve(spec)
+    if path.is_file():
+        return
+    names = ", ".join(shipped.names()) or "none"
+    what = "is a folder" if path.is_dir() else "no such network file"
+    raise ValueError(
+        f"--network {spec!r}: {what}, and no network of that name is shipped with moveorder (shipped: {names}); "
+        "give a shipped name, or the path of Leela Zero weights (.txt/.gz/.zip) or of a moveorder .pt"
+    )
+
+
+def _check_device(a: argparse.Namespace) -> None:
+    """Refuse a ``--device`` torch cannot use, and ``--precision tf32`` without CUDA, before any work."""
+    from moveorder.nets.devices import resolve
+
+    try:
+        device = resolve(a.device)
+    except ValueError as err:
+        raise ValueError(f"--device {a.device!r}: {str(err).split(': ', 1)[-1]}") from None
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"--device {a.device!r}: expected cpu, cuda or cuda:N (the devices moveorder runs on)")
+    if a.precision == "tf32" and device.type != "cuda":
+        raise ValueError(f"--precision tf32 needs a CUDA device (--device cuda), not {device}")
+
+
+def _check_infer_options(a: argparse.Namespace) -> None:
+    """Refuse an option of ``infer`` outside what the one-position tool can do: ValueError naming the
+    option, the limit and why (the limits: :mod:`moveorder.settings`)."""
+    whole = [
+        ("--iterations", a.iterations, 1, S.MAX_ITERATIONS, "500 times the paper's 20,000 for 40 moves"),
+        ("--trials", a.trials, 1, S.MAX_TRIALS, "every chain's sequence is evaluated each iteration"),
+        ("--beam-width", a.beam_width, 1, S.MAX_BEAM_WIDTH, "every prefix kept is evaluated each move"),
+        ("--beam-passes", a.beam_passes, 1, S.MAX_BEAM_PASSES, "each pass costs one beam's evaluations"),
+        (
+            "--beam-widen",
+            a.beam_widen,
+            1,
+            max(1, S.MAX_BEAM_WIDTH // a.beam_width),
+            f"--beam-width {a.beam_width} times it is at most {S.MAX_BEAM_WIDTH}, the widest beam",
+        ),
+        ("--patience", a.patience, 0, S.MAX_PATIENCE, "backtracking's budget, in beams' evaluations"),
+        ("--cache-size", a.cache_size, 0, S.MAX_CACHE_SLOTS, "1.4 kB a slot, allocated at once: about 5.9 GB"),
+        ("--max-batch", a.max_batch, 1, S.MAX_BATCH, "every network call is padded to it"),
+    ]
+    for option, value, low, high, why in whole:
+        if value is not None and not low <= value <= high:
+            raise ValueError(f"{option} {value}: must be from {low} to {high:,} ({why})")
+    low, high = S.TEMPERATURES
+    real = [
+        ("--beam-future", a.beam_future, 0.0, S.MAX_BEAM_FUTURE, "it weighs log-probabilities of order 1 to 10"),
+        ("--t-start", a.t_start, low, high, "the temperature divides differences of costs of order 0.01 to 100"),
+        ("--t-end", a.t_end, low, high, "the temperature divides differences of costs of order 0.01 to 100"),
+    ]
+    for option, value, low, high, why in real:
+        if not low <= value <= high:  # NaN fails too
+            raise ValueError(f"{option} {value}: must be a number from {low:g} to {high:g} ({why})")
+    if a.t_start < a.t_end:
+        raise ValueError(
+            f"--t-start {a.t_start:g} is below --t-end {a.t_end:g}: the temperature falls from start to end"
+        )
+    if a.prisoners is not None and max(a.prisoners) > S.MAX_MOVES:
+        raise ValueError(
+            f"--prisoners {a.prisoners[0]} {a.prisoners[1]}: each count must be at most {S.MAX_MOVES}: every "
+            f"captured stone was once a move, and the one-position tool orders at most {S.MAX_MOVES} moves"
+        )
+    _check_network(a.network)
+    _check_device(a)
+
+
 def _evaluator(a: argparse.Namespace):
     from moveorder.nets.likelihood import evaluator_from_file
 
@@ -599,6 +672,7 @@ def _infer_set_options(s: argparse.ArgumentParser) -> None:
 def cmd_infer_set(a: argparse.Namespace) -> int:
     from moveorder.search.inference import infer_set_file
 
+    _check_network(a.network)
     infer_set_file(
         Path(a.arrangements),
         Path(a.out),
@@ -659,6 +733,7 @@ def cmd_infer(a: argparse.Namespace) -> int:
     from moveorder.report import diagram
     from moveorder.search.inference import infer_position
 
+    _check_infer_options(a)
     if a.diagram:
         diagram.check_path(Path(a.diagram))
     row = infer_position(

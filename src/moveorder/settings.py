@@ -33,17 +33,41 @@ def iterations_for(n: int, table: Optional[Dict[int, int]] = None) -> int:
     return _per_length(n, table or PAPER_ITERATIONS)
 
 
-def for_length(n: int, value) -> int:
+#: The workflow's settings that may be one value or a table of sequence length -> value
+#: (config/captures.yaml: wider where it is cheap).
+PER_LENGTH = ("beam_width", "beam_passes", "beam_widen")
+
+
+def for_length(n: int, value, key: str = "value") -> int:
     """A per-length setting (``inference.beam_width``, ``beam_passes``, ``beam_widen``) for ``n`` moves:
-    one value for every length, or a table of length -> value read as :func:`iterations_for` reads its
-    table (config/captures.yaml: wider where it is cheap)."""
+    one value for every length, or a table of length -> value that must give ``n`` its own entry.
+
+    Unlike the paper's iterations (:func:`iterations_for`, which extends its two lengths to any other),
+    a table here is the user's choice per length: a length it leaves out is an error (ValueError naming
+    ``key`` and the length), never the nearest length's value taken in silence.
+    """
     if isinstance(value, Mapping):
-        return _per_length(n, value)
+        table = {int(k): int(v) for k, v in value.items()}
+        if n not in table:
+            raise ValueError(
+                f"{key} gives no value for {n} moves (it gives {', '.join(str(k) for k in sorted(table))}): "
+                f"add {n} to the table, or give one value for every length"
+            )
+        return table[n]
     return int(value)
 
 
+def check_per_length(section: Mapping, lengths, where: str = "inference") -> None:
+    """Raise ValueError unless every table of :data:`PER_LENGTH` in ``section`` has an entry for every length."""
+    for key in PER_LENGTH:
+        value = section.get(key)
+        if isinstance(value, Mapping):
+            for n in lengths:
+                for_length(int(n), value, f"{where}.{key}")
+
+
 def _per_length(n: int, table: Mapping) -> int:
-    """``table[n]``, else the nearest length's (ties: the shorter)."""
+    """``table[n]``, else the nearest length's (ties: the shorter): the paper's iterations."""
     table = {int(k): int(v) for k, v in table.items()}
     if n in table:
         return table[n]
@@ -64,12 +88,15 @@ def run_identity(run: Mapping, n: int, inference: Mapping, policy: Mapping, capt
     method = run["method"]
     ident: Dict[str, object] = {"method": method}
     if method in ("beam", "beam+anneal"):
-        ident.update(beam_width=for_length(n, run["beam_width"]), beam_future=float(run["beam_future"]))
+        ident.update(
+            beam_width=for_length(n, run["beam_width"], "inference.beam_width"),
+            beam_future=float(run["beam_future"]),
+        )
     if method == "beam" and captures:
-        passes = for_length(n, inference["beam_passes"])
+        passes = for_length(n, inference["beam_passes"], "inference.beam_passes")
         ident.update(patience=int(inference["patience"]), beam_passes=passes)
         if passes > 1:  # the widening applies to the passes after the first
-            ident["beam_widen"] = for_length(n, inference["beam_widen"])
+            ident["beam_widen"] = for_length(n, inference["beam_widen"], "inference.beam_widen")
     if method in ("anneal", "beam+anneal"):
         if method == "anneal":
             ident["init"] = run["init"]
@@ -200,6 +227,33 @@ def temperature(cfg: AnnealConfig, t: int) -> float:
         return cfg.t_start * (cfg.t_end / cfg.t_start) ** frac
     return cfg.t_start + (cfg.t_end - cfg.t_start) * frac
 
+
+# --- what the one-position tool (moveorder infer) accepts, checked before any work starts ------------
+
+#: The longest sequence it orders: the stones plus the prisoners (every captured stone was once a move).
+#: Longer than 98.9% of the 9,669 records of the Fox pro archive (Pro.7z of the mirror: median 199 moves,
+#: 5.5% past 300), and within what one search can do: the capture search costs about beam width x moves
+#: network evaluations a pass (docs/benchmarks.md measures it up to 100 moves).
+MAX_MOVES = 400
+#: The widest beam (also beam width x beam widen): every kept prefix holds its last 8 boards and is
+#: evaluated each move; 8 times the widest measured (512, config/cpu.yaml).
+MAX_BEAM_WIDTH = 4096
+#: Runs of the capture beam; each costs one beam's evaluations.
+MAX_BEAM_PASSES = 16
+#: Backtracking budget, in beams' evaluations.
+MAX_PATIENCE = 100
+#: Annealing iterations a trial: 500 times the paper's 20,000 for 40 moves.
+MAX_ITERATIONS = 10_000_000
+#: Chains a position: 20 times the paper's 5; every chain's sequence is evaluated each iteration.
+MAX_TRIALS = 100
+#: Positions per network call (padded to it): 16 times a GPU's default of 256.
+MAX_BATCH = 4096
+#: Slots of the position cache (1.4 kB each, allocated at once): 32 times the default, about 5.9 GB.
+MAX_CACHE_SLOTS = 1 << 22
+#: The future weight of the beam's ranking; log-probabilities are of order 1 to 10.
+MAX_BEAM_FUTURE = 100.0
+#: Temperatures of the annealing; they divide differences of costs of order 0.01 to 100.
+TEMPERATURES = (1e-6, 1e6)
 
 PRECISIONS = ("float32", "bfloat16", "tf32")
 #: Slots of the evaluator's position cache (each holds one distribution, 1.4 kB): 185 MB.

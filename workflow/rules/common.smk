@@ -45,6 +45,10 @@ DATASETS = list(config["datasets"])
 # The paper's published numbers, shipped with the workflow (found from any working directory).
 PAPER_RESULTS = os.path.join(workflow.basedir, "config", "paper_results.yaml")
 LENGTHS = [int(n) for n in config["selection"]["lengths"]]
+try:  # a per-length table (inference.beam_width, beam_passes, beam_widen) gives every length its value
+    mo_settings.check_per_length(config["inference"], LENGTHS)
+except ValueError as _err:
+    raise ValueError(f"config: {_err} (selection.lengths: {', '.join(map(str, LENGTHS))})") from None
 
 # The paper's Assumption 3 at every length: a capture-free clip needs games capture-free that far.
 _reach = min(int(config["filter"]["capture_free"]), int(config["filter"]["min_moves"]))

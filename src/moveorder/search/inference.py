@@ -45,6 +45,13 @@ def matching_prefix(a: Sequence[str], b: Sequence[str]) -> int:
     return k
 
 
+#: How a position reached with captures is given, for a refusal of one given without them.
+GIVE_PRISONERS = (
+    "if stones were captured before this position, give their counts with --prisoners B W (the white stones "
+    "Black captured, the black stones White captured): --method beam orders positions with captures"
+)
+
+
 def check_position(
     black: Sequence[coords.Point], white: Sequence[coords.Point], where: str, prisoners: Sequence[int] = (0, 0)
 ) -> None:
@@ -74,15 +81,16 @@ def check_position(
     if len(black) - len(white) not in (0, 1):
         raise ValueError(
             f"{where}: {len(black)} black and {len(white)} white stones: with Black first and "
-            "alternating moves, Black has as many stones as White or one more"
+            f"alternating moves and no captures, Black has as many stones as White or one more; {GIVE_PRISONERS}"
         )
     b = goboard.from_stones(black, white)
     dead = goboard.groups_without_liberties(b)
     if dead:
         names = "; ".join(" ".join(coords.to_gtp(p) for p in g) for g in dead)
         raise ValueError(
-            f"{where}: group(s) without liberties ({names}): captures must have happened, "
-            "which the inference assumes did not"
+            f"{where}: group(s) without liberties ({names}): no legal move leaves a group so (the move that "
+            "takes its last liberty captures it, or is suicide), with captures or without; no prisoners "
+            "make this position reachable"
         )
 
 
@@ -575,27 +583,34 @@ def infer_position(
     """
     pos = read_position(Path(position), moves, prisoners)
     where = str(position)
-    check_position(pos.black, pos.white, where, pos.prisoners)
-    if any(pos.prisoners) and cfg.method != "beam":
-        if pos.first_capture:
-            raise ValueError(
-                f"{where}: {pos.first_capture}; the inference assumes no captures with method {cfg.method!r}: "
-                "--method beam orders positions with captures"
-            )
-        from moveorder.search.captures import require_beam
+    check_length(pos, where, given=prisoners is not None)
+    try:
+        check_position(pos.black, pos.white, where, pos.prisoners)
+        if any(pos.prisoners) and cfg.method != "beam":
+            if pos.first_capture:
+                raise ValueError(
+                    f"{where}: {pos.first_capture}; the inference assumes no captures with method "
+                    f"{cfg.method!r}: --method beam orders positions with captures"
+                )
+            from moveorder.search.captures import require_beam
 
-        require_beam(cfg.method, pos.prisoners, where)
+            require_beam(cfg.method, pos.prisoners, where)
+    except ValueError as err:
+        if prisoners is None:
+            raise
+        raise ValueError(f"{err} (with --prisoners {pos.prisoners[0]} {pos.prisoners[1]})") from None
     if output is not None:
         check_output(Path(output), Path(position))
     n = len(pos.black) + len(pos.white) + sum(pos.prisoners)
     cfg = cfg.for_length(n)
     black = [coords.to_lz(p) for p in pos.black]  # any order: the search sorts the stones
     white = [coords.to_lz(p) for p in pos.white]
+    ev = evaluator()  # the network is loaded (and refused, if it is none) before any progress is shown
     if any(pos.prisoners):
-        row = _infer_with_captures(evaluator(), black, white, pos.prisoners, cfg, where, progress)
+        row = _infer_with_captures(ev, black, white, pos.prisoners, cfg, where, progress)
     else:
         with progress_bar(cfg.iterations, "infer", enabled=progress) as bar:
-            trials = anneal(evaluator(), [(black, white)], cfg, progress=bar)[0]
+            trials = anneal(ev, [(black, white)], cfg, progress=bar)[0]
         row = best_of_trials(trials, n)
     prisoners_note = f" Prisoners: Black {pos.prisoners[0]}, White {pos.prisoners[1]}." if any(pos.prisoners) else ""
     if output is None:
@@ -612,24 +627,64 @@ def infer_position(
     return row
 
 
+def check_length(pos: Position, where: str, given: bool) -> None:
+    """Refuse a position whose sequence (stones plus prisoners) is longer than :data:`MAX_MOVES`.
+
+    Every captured stone was once a move, so the answer has that many moves; the search is refused
+    before it starts rather than left to run for hours (or to overflow its counters).
+    """
+    from moveorder.settings import MAX_MOVES
+
+    stones, (pb, pw) = len(pos.black) + len(pos.white), pos.prisoners
+    n = stones + pb + pw
+    if n <= MAX_MOVES:
+        return
+    limit = (
+        f"the one-position tool orders at most {MAX_MOVES} moves (longer than 99% of recorded professional games; "
+        "the search costs about beam width x moves network evaluations)"
+    )
+    if given:
+        raise ValueError(
+            f"{where}: --prisoners {pb} {pw} with {stones} stones on the board make a sequence of {n} moves "
+            f"(every captured stone was once a move): {limit}; with these {stones} stones the two counts "
+            f"add up to at most {MAX_MOVES - stones}"
+        )
+    raise ValueError(f"{where}: the position after {n} moves: {limit}; give --moves {MAX_MOVES} or fewer")
+
+
 def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, where: str, progress: bool) -> Dict:
     """:func:`moveorder.search.captures.search` for one position; ValueError naming ``where`` when it has no answer."""
     from moveorder.search import captures
 
     problem = captures.Problem(tuple(sorted(black)), tuple(sorted(white)), int(prisoners[0]), int(prisoners[1]))
     stats = captures.SearchStats()
-    with progress_bar(problem.moves, "infer", enabled=progress) as bar:
-        (found,) = captures.search(
-            evaluator.likelihood,
-            [problem],
-            cfg.beam_width,
-            cfg.beam_future,
-            cfg.patience,
-            stats=stats,
-            passes=cfg.beam_passes,
-            widen=cfg.beam_widen,
-        )
-        bar.update(problem.moves)
+    # The bar counts network evaluations against the most the search may spend: each pass's beam
+    # (a later one up to beam_widen times as wide) and the backtracking's patience.
+    width, n = cfg.beam_width, problem.moves
+    budget = width * n * (1 + (cfg.beam_passes - 1) * cfg.beam_widen + cfg.patience)
+    with progress_bar(budget, "infer (network evaluations, at most)", enabled=progress) as bar:
+        likelihood = evaluator.likelihood
+        evaluate, start = likelihood.probs_of_planes, likelihood.evaluations
+
+        def counted(*args, **kwargs):
+            out = evaluate(*args, **kwargs)
+            bar.update(min(budget, likelihood.evaluations - start) - bar.n)
+            return out
+
+        likelihood.probs_of_planes = counted
+        try:
+            (found,) = captures.search(
+                likelihood,
+                [problem],
+                cfg.beam_width,
+                cfg.beam_future,
+                cfg.patience,
+                stats=stats,
+                passes=cfg.beam_passes,
+                widen=cfg.beam_widen,
+            )
+        finally:
+            del likelihood.probs_of_planes
     if found is None:
         if stats.unreachable:
             raise ValueError(
