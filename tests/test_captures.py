@@ -1,8 +1,11 @@
 """moveorder.captures: orders of play for positions with captures (issue 25).
 
 The property every test checks: a sequence the search returns, replayed
-through the board module from the empty board, is legal and gives exactly
-the input stones and prisoner counts.  The hand-made cases were found by
+from the empty board on sgfmill's board (with the rules it leaves out:
+no suicide, no simple-ko retake, positional superko; :func:`replay`), is
+legal and gives exactly the input stones and prisoner counts.  The
+prisoners of a sequence are counted on that replay too, never by the
+module under test.  The hand-made cases were found by
 seeded random play in the top-left 4x4 corner (each one's pattern is
 asserted below, so a changed case cannot pass silently).
 """
@@ -24,28 +27,62 @@ from moveorder.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.records import load_records
 
 
+def replay(moves_lz):
+    """An independent replay of a sequence (Leela Zero indices, Black first) on sgfmill's board.
+
+    sgfmill captures but allows suicide and has no ko rule: a move onto an occupied point, a suicide,
+    a retake of the point sgfmill names as simple ko, and a move repeating any earlier whole-board
+    position (positional superko) raise AssertionError naming the move.  Returns the positions (a
+    frozenset of ``(colour, point)`` each, the empty board first) and, per move, the points (ours:
+    row 0 the top) of the stones it captured.
+    """
+    from sgfmill import boards
+
+    board, ko = boards.Board(coords.SIZE), None
+    positions, captured = [frozenset()], []
+    for i, k in enumerate(moves_lz):
+        colour, point = "bw"[i % 2], coords.from_lz(k)
+        row, col = coords.to_sgfmill(point)
+        assert board.get(row, col) is None, f"move {i + 1} is on a stone"
+        assert (row, col) != ko, f"move {i + 1} retakes a ko"
+        ko = board.play(row, col, colour)
+        now = frozenset((c, (coords.SIZE - 1 - r, q)) for c, (r, q) in board.list_occupied_points())
+        assert ("bw"[i % 2], point) in now, f"move {i + 1} is a suicide"
+        assert now not in positions, f"move {i + 1} repeats a position"
+        gone = positions[-1] - now
+        assert all(c != colour for c, _ in gone)
+        captured.append(sorted(p for _, p in gone))
+        positions.append(now)
+    return positions, captured
+
+
 def problem_of(moves_lz):
-    """The problem a legal sequence answers: its final stones and the prisoners it took."""
-    b, _ = goboard.replay([coords.from_lz(k) for k in moves_lz])
-    pb, pw = cap.capture_counts(moves_lz)
-    black = tuple(sorted(coords.to_lz(p) for p in b.stones(goboard.BLACK)))
-    white = tuple(sorted(coords.to_lz(p) for p in b.stones(goboard.WHITE)))
-    return cap.Problem(black, white, pb, pw)
+    """The problem a legal sequence answers: its final stones and the prisoners it took (:func:`replay`)."""
+    positions, captured = replay(moves_lz)
+    black = tuple(sorted(coords.to_lz(p) for c, p in positions[-1] if c == "b"))
+    white = tuple(sorted(coords.to_lz(p) for c, p in positions[-1] if c == "w"))
+    taken = [len(c) for c in captured]
+    return cap.Problem(black, white, sum(taken[0::2]), sum(taken[1::2]))
 
 
 def assert_answers(seq, problem):
     """``seq`` replays legally from the empty board to exactly ``problem``'s stones and prisoners."""
     assert len(seq) == problem.moves
-    board, taken = goboard.Board(), [0, 0]
-    seen = {bytes(board.points)}
-    for i, k in enumerate(seq):
-        taken[i % 2] += board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, coords.from_lz(k))
-        now = bytes(board.points)
-        assert now not in seen, f"move {i + 1} repeats a position"
-        seen.add(now)
-    assert sorted(coords.to_lz(p) for p in board.stones(goboard.BLACK)) == list(problem.black)
-    assert sorted(coords.to_lz(p) for p in board.stones(goboard.WHITE)) == list(problem.white)
-    assert tuple(taken) == (problem.prisoners_black, problem.prisoners_white)
+    assert problem_of(seq) == problem
+
+
+def problem_of_board(text, prisoners):
+    """The problem of an ASCII board (:func:`helpers.load_board`) with prisoners (Black's, White's)."""
+    from helpers import load_board
+
+    black, white = load_board(text)
+    return cap.Problem(
+        tuple(sorted(coords.to_lz(p) for p in black)), tuple(sorted(coords.to_lz(p) for p in white)), *prisoners
+    )
+
+
+def gtp_moves(text):
+    return [coords.to_lz(coords.from_gtp(m)) for m in text.split()]
 
 
 def sgf_moves(text):
@@ -53,7 +90,7 @@ def sgf_moves(text):
 
 
 def captures_by_move(moves_lz):
-    return goboard.replay([coords.from_lz(k) for k in moves_lz])[1]
+    return [len(c) for c in replay(moves_lz)[1]]
 
 
 # Found by seeded random play in the 4x4 corner; what happens in each is asserted in the test.
@@ -66,12 +103,12 @@ HAND_MADE = {
 
 
 def check_pattern(name, seq):
-    caps = captures_by_move(seq)
-    boards = cap.replay_boards(seq)
-    flat = [coords.lz_to_flat(k) for k in seq]
+    _, captured = replay(seq)
+    caps = [len(c) for c in captured]
+    flat = [coords.from_lz(k) for k in seq]
 
     def taken_at(i):  # points emptied by move i (0-based)
-        return [p for p in range(coords.POINTS) if boards[i][p] and not boards[i + 1][p]]
+        return captured[i]
 
     if name == "four stones at once":
         assert caps[12] == 4
@@ -222,14 +259,71 @@ def test_the_doomed_set_tier_keeps_one_child_a_set(shipped, capture_games):
     assert own == [max(free, key=lambda k: lp[0, k])]
 
 
+# A ko in the top-left corner taken three times, with moves elsewhere between (no simple-ko retake):
+#
+#   A B C D          8 W B18       9 B C18 takes B18   12 W B18 takes C18   15 B C18 takes B18
+#   . X O .  19
+#   X O . O  18      . X O .       . X O .             . X O .              . X O .
+#   . X O .  17      X O . O       X . X O             X O . O              X . X O
+#                    . X O .       . X O .             . X O .              . X O .
+#
+# Moves 1-7 place the shape (B B19, W C19, B A18, W D18, B B17, W C17, B K10); 10, 11, 13, 14 are far.
+KO_THRICE = gtp_moves("B19 C19 A18 D18 B17 C17 K10 B18 C18 Q16 D4 B18 Q4 K4 C18")
+
+
 def test_capture_plan_names_each_captured_point_once():
-    """An order's capture plan: the colour and point of each stone of it that is captured, sorted."""
+    """An order's capture plan: the colour and point of each stone of it that is captured, sorted, a point
+    captured twice (White's B18, in the ko) once."""
+    b18, c18 = gtp_moves("B18 C18")
+    assert [len(c) for c in replay(KO_THRICE)[1]] == [0] * 8 + [1, 0, 0, 1, 0, 0, 1]
+    assert cap.captured_points(KO_THRICE) == [(goboard.WHITE, b18), (goboard.BLACK, c18), (goboard.WHITE, b18)]
+    assert cap.capture_plan(KO_THRICE) == ((goboard.BLACK, c18), (goboard.WHITE, b18))
+    assert cap.capture_plan(KO_THRICE[:9]) == ((goboard.WHITE, b18),)
+    assert cap.capture_plan(KO_THRICE[:8]) == ()
     ko = sgf_moves(HAND_MADE["ko fight"])  # White's stone of move 4 and Black's of move 9 are captured
     assert cap.capture_plan(ko) == ((goboard.BLACK, ko[8]), (goboard.WHITE, ko[3]))
-    assert cap.capture_plan(ko[:2]) == ()
-    four = sgf_moves(HAND_MADE["four stones at once"])
-    assert cap.capture_plan(four) == tuple(sorted((goboard.WHITE, k) for _, k in cap.captured_points(four)))
+    four = sgf_moves(HAND_MADE["four stones at once"])  # move 13 takes four white stones
+    (taken,) = [c for c in replay(four)[1] if c]
+    assert cap.capture_plan(four) == tuple(sorted((goboard.WHITE, coords.to_lz(p)) for p in taken))
     assert len(cap.capture_plan(four)) == 4
+
+
+def test_a_move_repeating_an_earlier_position_is_refused():
+    """Positional superko beyond the simple ko: Black's move 11 takes two stones and leaves the position
+    after move 6 (White to move there, Black here).  The board module plays it (it is no simple-ko
+    retake); the search's child builder refuses it, though the position is the target itself."""
+    seq = gtp_moves("A18 B17 B18 A17 C19 C18 A19 B19 A18 A19 B18")
+    after_6 = """
+        . . X
+        X X O
+        O O .
+        """
+    after_10 = """
+        O O X
+        X . O
+        O O .
+        """
+    from helpers import load_board
+
+    positions, captured = replay(seq[:10])
+    for text, k in ((after_6, 6), (after_10, 10)):
+        black, white = load_board(text)
+        assert positions[k] == {("b", p) for p in black} | {("w", p) for p in white}
+    with pytest.raises(AssertionError, match="^move 11 repeats a position"):
+        replay(seq)
+    board = goboard.Board()
+    for i, k in enumerate(seq):
+        board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, coords.from_lz(k))
+    # Black took 2 (moves 11: A19 B19), White 3 (move 8: A18 B18 A19); 6 black and 5 white moves.
+    problem = problem_of_board(after_6, (2, 3))
+    assert problem.moves == 11 and sum(len(c) for c in captured) == 3
+    t = cap._Target(problem)
+    assert bytes(board.points) == t.final
+    parent = cap._root()
+    for i, k in enumerate(seq[:10]):
+        parent = cap._child(t, parent, k, goboard.BLACK if i % 2 == 0 else goboard.WHITE, 0.0, i, False)
+        assert parent is not None, i
+    assert cap._child(t, parent, seq[10], goboard.BLACK, 0.0, 10, True) is None
 
 
 def test_a_plan_keeps_doomed_stones_on_its_points_and_every_actual_move(capture_games):
@@ -415,6 +509,86 @@ def test_feasibility_conditions():
     board = goboard.Board()
     board.play(goboard.BLACK, coords.from_gtp("B1"))
     assert cap._alive(t, board, 1)  # W A1, B A2 (capturing it), W C3 is still open
+
+
+def without_condition(old, new):
+    """:func:`moveorder.captures._alive` with one of its conditions replaced (``old`` -> ``new`` in its
+    source): the search as it would be without that prune."""
+    import inspect
+    import textwrap
+
+    source = textwrap.dedent(inspect.getsource(cap._alive))
+    assert source.count(old) == 1
+    namespace = dict(vars(cap))
+    exec(source.replace(old, new), namespace)
+    return namespace["_alive"]
+
+
+def test_a_final_stone_joined_to_more_doomed_stones_than_can_be_captured_is_pruned(monkeypatch):
+    """The slack prune of ``_alive``: after B A18, W B19, B A19 the black group A18 A19 holds a stone where
+    the position has none (A19), so both stones are captured later; White captures one black stone in
+    all (Black's slack 1 - 0 - 2 = -1), so no continuation reaches the position.  Every other condition
+    holds (White's slack 3 - 0 - 1 = 2; the only liberty that costs a move is B18), so without the slack
+    check the child is kept; the search offers the move (Black's budget is unused), and the prune is
+    the one that cuts it."""
+    problem = problem_of_board(
+        """
+        . . X
+        X . X
+        O X .
+        """,
+        (3, 1),
+    )  # 5 black moves (4 stones, 1 captured), 4 white (1 stone, 3 captured)
+    assert problem.moves == 9
+    t = cap._Target(problem)
+    a19, a18, b19 = gtp_moves("A19 A18 B19")
+    parent = cap._root()
+    for i, k in enumerate((a18, b19)):
+        parent = cap._child(t, parent, k, goboard.BLACK if i % 2 == 0 else goboard.WHITE, 0.0, i, False)
+    board = parent.board.copy()
+    board.play(goboard.BLACK, coords.from_lz(a19))
+    assert not cap._alive(t, board, 3)
+    lax = without_condition("if slack < 0:\n            return False", "if False:\n            return False")
+    assert lax(t, board, 3)
+    # The prefix B A18, W B19 is alive: a sequence through it reaches the position (Black plays C18 next).
+    answer = gtp_moves("A18 B19 C18 B18 B17 A17 C19 A19 A18")
+    assert problem_of(answer) == problem and answer[:2] == [a18, b19]
+    # In the search: the layer after those two moves builds every child; the prune refuses A19 alone.
+    pruned = {}
+    for name, alive in (("with", cap._alive), ("without", lax)):
+        monkeypatch.setattr(cap, "_alive", alive)
+        layer = cap._Layer(t, [parent], np.zeros((1, coords.POINTS)), 2, cap._no_estimates(), 0.0)
+        assert a19 in layer.pts.tolist()
+        kept = layer.choose(len(layer.pts), 0.0)
+        assert layer.exhausted
+        pruned[name] = (layer.pruned, sorted(c.moves[-1] for c in kept))
+    assert pruned["with"][0] == pruned["without"][0] + 1
+    assert sorted(pruned["with"][1] + [a19]) == pruned["without"][1]
+
+
+def test_slack_is_the_moves_left_less_the_final_points_not_held():
+    """``_slack``: a colour's capture budget less its stones captured so far and its stones where the
+    position has none of its colour, which is, counted on the independent replay, its moves left less
+    its final points it does not hold.  (So where it is 0 and all the final points of the colour that
+    plays last are held, that colour has no move left: the last move always has a point.)"""
+    for seq in [sgf_moves(HAND_MADE[name]) for name in sorted(HAND_MADE)] + [KO_THRICE]:
+        problem = problem_of(seq)
+        t = cap._Target(problem)
+        positions, _ = replay(seq)
+        finals = {"b": set(problem.black), "w": set(problem.white)}
+        values = set()
+        for i in range(len(seq)):
+            cur = np.zeros((1, coords.POINTS), dtype=np.uint8)
+            for c, q in positions[i]:
+                cur[0, coords.to_lz(q)] = 1 if c == "b" else 2
+            for colour, name in ((goboard.BLACK, "b"), (goboard.WHITE, "w")):
+                parity = 0 if name == "b" else 1
+                left = len(seq[parity::2]) - len(seq[parity:i:2])
+                held = {coords.to_lz(q) for c, q in positions[i] if c == name}
+                want = left - len(finals[name] - held)
+                assert cap._slack(t, cur, colour, i).tolist() == [want], (seq, i, name)
+                values.add(want)
+        assert max(values) > 0
 
 
 # --- the arrangements and the one-position tool ---------------------------------------------------
@@ -604,13 +778,3 @@ def test_infer_set_orders_a_file_with_and_without_captures(tmp_path, shipped):
     assert (tmp_path / "sgf" / "c0.sgf").exists()
     with pytest.raises(ValueError, match=r"corner.sgf \(c0\): a position with captures .* method 'anneal'"):
         infer_set(path, tmp_path / "anneal.jsonl", ev, AnnealConfig(iterations=5, trials=1))
-
-
-def test_captured_points_placed():
-    """The share of the game's captured stones that the inference also played, and lost, on the same point."""
-    actual = sgf_moves(HAND_MADE["four stones at once"])
-    lost = cap.captured_points(actual)
-    assert len(lost) == 4 and {c for c, _ in lost} == {goboard.WHITE}
-    assert cap.captured_placed(actual, actual) == 1.0
-    assert cap.captured_placed(actual, actual[:12] + actual[12:]) == 1.0
-    assert cap.captured_placed(sgf_moves("ddpp"), sgf_moves("ddpp")) == 1.0  # nothing captured

@@ -277,12 +277,6 @@ def capture_plan(moves: Sequence[int]) -> Tuple[Tuple[int, int], ...]:
     return tuple(sorted(set(captured_points(moves))))
 
 
-def capture_counts(moves: Sequence[int]) -> Tuple[int, int]:
-    """Prisoners (Black's, White's) that a legal sequence takes."""
-    _, captured = goboard.replay([coords.from_lz(k) for k in moves])
-    return sum(captured[0::2]), sum(captured[1::2])
-
-
 # --- the search --------------------------------------------------------------------------------
 
 
