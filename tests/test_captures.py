@@ -778,3 +778,28 @@ def test_infer_set_orders_a_file_with_and_without_captures(tmp_path, shipped):
     assert (tmp_path / "sgf" / "c0.sgf").exists()
     with pytest.raises(ValueError, match=r"corner.sgf \(c0\): a position with captures .* method 'anneal'"):
         infer_set(path, tmp_path / "anneal.jsonl", ev, AnnealConfig(iterations=5, trials=1))
+
+
+def test_captured_placed_counts_the_actual_captures_the_inference_repeats():
+    """The share of the game's captured stones (a multiset of colour and point) that the inference also
+    played, and lost, on the same point, worked out by hand on the ko taken three times (White's B18
+    twice, Black's C18 once: 3 stones)."""
+    far = gtp_moves("Q16 D4 Q4 K4 D16 Q10")
+    once = KO_THRICE[:9] + far  # only move 9's capture of B18
+    twice = KO_THRICE[:14] + far[4:5]  # B18 and C18 taken, B18 not retaken: Black plays D16 instead
+    for seq, captures in ((once, 1), (twice, 2), (KO_THRICE, 3)):
+        assert sum(len(c) for c in replay(seq)[1]) == captures
+    assert cap.captured_placed(KO_THRICE, once) == pytest.approx(1 / 3)
+    assert cap.captured_placed(KO_THRICE, twice) == pytest.approx(2 / 3)
+    assert cap.captured_placed(KO_THRICE, KO_THRICE) == 1.0
+    assert cap.captured_placed(twice, KO_THRICE) == 1.0  # both of its captures, and more
+    assert cap.captured_placed(once, twice) == 1.0
+    assert cap.captured_placed(KO_THRICE, KO_THRICE[:8] + far) == 0.0  # nothing captured in the inference
+    assert cap.captured_placed(far, far) == 1.0  # nothing to repeat
+    # The hand-made case loses four white stones at once, A19 A18 B18 B17: of those, the ko loses B18 only.
+    four = sgf_moves(HAND_MADE["four stones at once"])
+    assert sorted(replay(four)[1][12]) == sorted(coords.from_gtp(p) for p in ("A19", "A18", "B18", "B17"))
+    assert cap.captured_placed(four, once) == pytest.approx(1 / 4)
+    assert cap.captured_placed(four, KO_THRICE) == pytest.approx(1 / 4)  # White's B18 twice, the game's once
+    assert cap.captured_placed(once, four) == 1.0
+    assert cap.captured_placed(KO_THRICE, four) == pytest.approx(1 / 3)  # B18 once of its twice; C18 is Black's
