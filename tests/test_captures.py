@@ -463,6 +463,42 @@ def test_impossible_counts_and_boards_are_refused(black, white, prisoners, reaso
     assert str(err.value).startswith("x.sgf: ")
 
 
+def test_the_refusals_say_what_is_wrong_word_for_word():
+    """The whole messages, for a reader: each count worked out by hand."""
+
+    def refused(black, white, prisoners):
+        with pytest.raises(ValueError) as err:
+            cap.check_problem(
+                [coords.from_gtp(p) for p in black], [coords.from_gtp(p) for p in white], prisoners, "x.sgf"
+            )
+        return str(err.value)
+
+    # Two white groups without liberties on the bottom row, A1 B1 (under A2 B2, beside C1) and T1 (5 black
+    # moves, 3 + 2 white).
+    assert refused(["A2", "B2", "C1", "S1", "T2"], ["A1", "B1", "T1"], (2, 0)) == (
+        "x.sgf: group(s) without liberties (A1 B1; T1): no legal move leaves a group so"
+    )
+    # A white stone and two black stones taken: Black's 2 moves, White's 1; Black's move is the last (3rd).
+    assert refused([], ["D4"], (0, 2)) == (
+        "x.sgf: the last of the 3 moves is Black's, but Black has no stone on the board: nothing after the "
+        "last move can have captured it"
+    )
+    assert refused(["D4"], [], (1, 0)) == (
+        "x.sgf: the last of the 2 moves is White's, but White has no stone on the board: nothing after the "
+        "last move can have captured it"
+    )
+    assert refused(["D4", "Q16"], ["D16"], (2, 0)) == (
+        "x.sgf: 2 black and 1 white stones with prisoners 2 (Black's) and 0 (White's) make 2 black and 3 white "
+        "moves: with Black first and alternating moves, Black plays as many moves as White or one more"
+    )
+    assert refused([], [], (0, 0)) == "x.sgf: the position has no stones and no prisoners"
+    assert refused(["D4"], [], (0, -1)) == "x.sgf: prisoners 0 -1: counts cannot be negative"
+
+
+def test_one_stone_is_a_position():
+    cap.check_problem([coords.from_gtp("D4")], [], (0, 0), "x.sgf")  # one move, Black's
+
+
 def test_a_consistent_position_passes_the_checks():
     cap.check_problem([coords.from_gtp("B1"), coords.from_gtp("A2")], [], (1, 0), "x.sgf")  # W A1 was captured
 
