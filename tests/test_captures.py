@@ -105,7 +105,7 @@ HAND_MADE = {
 def check_pattern(name, seq):
     _, captured = replay(seq)
     caps = [len(c) for c in captured]
-    flat = [coords.from_lz(k) for k in seq]
+    points = [coords.from_lz(k) for k in seq]
 
     def taken_at(i):  # points emptied by move i (0-based)
         return captured[i]
@@ -114,14 +114,14 @@ def check_pattern(name, seq):
         assert caps[12] == 4
     elif name == "captured, then the capturer plays on its point":
         (q,) = taken_at(9)
-        assert caps[9] == 1 and q in flat[11::2]  # the capturer's colour plays there later
+        assert caps[9] == 1 and q in points[11::2]  # the capturer's colour plays there later
     elif name == "snapback":
         (q,) = taken_at(12)
-        assert caps[12] == 1 and flat[13] == q and caps[13] == 2
+        assert caps[12] == 1 and points[13] == q and caps[13] == 2
     elif name == "ko fight":
         (q,) = taken_at(8)
-        assert caps[8] == 1 and flat[15] == q and caps[15] == 1 and taken_at(15) == [flat[8]]
-        assert all(flat[j] != q for j in range(9, 15))  # the retake waited (simple ko)
+        assert caps[8] == 1 and points[15] == q and caps[15] == 1 and taken_at(15) == [points[8]]
+        assert all(points[j] != q for j in range(9, 15))  # the retake waited (simple ko)
 
 
 @pytest.fixture(scope="module")
@@ -259,13 +259,13 @@ def test_the_doomed_set_tier_keeps_one_child_a_set(shipped, capture_games):
     assert own == [max(free, key=lambda k: lp[0, k])]
 
 
-# A ko in the top-left corner taken three times, with moves elsewhere between (no simple-ko retake):
+# A ko in the top-left corner, taken three times with moves elsewhere between (no simple-ko retake).
+# After move 8 (W B18), 9 (B C18 takes B18), 12 (W B18 takes C18) and 15 (B C18 takes B18):
 #
-#   A B C D          8 W B18       9 B C18 takes B18   12 W B18 takes C18   15 B C18 takes B18
-#   . X O .  19
-#   X O . O  18      . X O .       . X O .             . X O .              . X O .
-#   . X O .  17      X O . O       X . X O             X O . O              X . X O
-#                    . X O .       . X O .             . X O .              . X O .
+#       A B C D      A B C D      A B C D      A B C D
+#   19  . X O .      . X O .      . X O .      . X O .
+#   18  X O . O      X . X O      X O . O      X . X O
+#   17  . X O .      . X O .      . X O .      . X O .
 #
 # Moves 1-7 place the shape (B B19, W C19, B A18, W D18, B B17, W C17, B K10); 10, 11, 13, 14 are far.
 KO_THRICE = gtp_moves("B19 C19 A18 D18 B17 C17 K10 B18 C18 Q16 D4 B18 Q4 K4 C18")
