@@ -591,7 +591,7 @@ def test_slack_is_the_moves_left_less_the_final_points_not_held():
     for seq in [sgf_moves(HAND_MADE[name]) for name in sorted(HAND_MADE)] + [KO_THRICE]:
         problem = problem_of(seq)
         t = cap._Target(problem)
-        positions, _ = replay(seq)
+        positions, captured = replay(seq)
         finals = {"b": set(problem.black), "w": set(problem.white)}
         values = set()
         for i in range(len(seq)):
@@ -604,8 +604,68 @@ def test_slack_is_the_moves_left_less_the_final_points_not_held():
                 held = {coords.to_lz(q) for c, q in positions[i] if c == name}
                 want = left - len(finals[name] - held)
                 assert cap._slack(t, cur, colour, i).tolist() == [want], (seq, i, name)
+                # the same board beside the empty one, where the slack is the stones of the colour the
+                # sequence captures less its moves so far: each row its own
+                lost = sum(len(c) for c in captured[1 - parity :: 2])
+                both = np.concatenate([cur, np.zeros_like(cur)])
+                empty = lost - len(seq[parity:i:2])
+                assert cap._slack(t, both, colour, i).tolist() == [want, empty], (seq, i, name)
                 values.add(want)
         assert max(values) > 0
+
+
+def alive_after(black, white, prisoners, moves):
+    """``_alive`` after ``moves`` (GTP points, Black first), against the position of ``black`` and ``white``."""
+    problem = cap.Problem(tuple(sorted(gtp_moves(black))), tuple(sorted(gtp_moves(white))), *prisoners)
+    board = goboard.Board()
+    for i, m in enumerate(moves.split()):
+        board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, coords.from_gtp(m))
+    return cap._alive(cap._Target(problem), board, len(moves.split()))
+
+
+def test_alive_counts_every_doomed_group_and_every_costly_liberty():
+    """The counts of ``_alive`` on hand-built states, each worked out by hand."""
+    # Black A1 and T1 stand where the position has no black stone: two groups, two black stones to be
+    # captured, and White captures one (prisoners 0 1).  Their liberties are final white points.
+    assert not alive_after("D4 D10 D16 K4", "A2 B1 S1 T2", (0, 1), "A1 A2 T1")
+    # Black A1 alone is doomed (Black's slack 2 - 0 - 1 = 1, White's 0): its liberty A2 costs a move,
+    # B1 is a final white point; 1 <= 1.
+    assert alive_after("D4 D10", "B1 Q16 Q10", (0, 2), "A1")
+    # The same with B1 no white point: A2 and B1 both cost a move, and the slacks add up to 1.
+    assert not alive_after("D4 D10", "Q4 Q16 Q10", (0, 2), "A1")
+    # White A1 is doomed (White's slack 2 - 0 - 1 = 1) and Black has played all its moves: nothing can
+    # capture A1, though its one costly liberty (A2) is within the slack.
+    assert not alive_after("B1 D4 D10", "Q16", (2, 0), "B1 A1 D4 Q16 D10")
+    assert alive_after("B1 D4 D10", "Q16", (2, 0), "B1 A1 D4 Q16")  # Black's D10 is still to come
+
+
+def test_doomed_stones_go_where_the_budgets_can_pay_for_their_liberties():
+    """``_doomed_ok`` on the position of the slack test after B A18, W B19 (Black to move): Black's
+    slack 1 - 0 - 0 = 1, White's 3 - 0 - 1 = 2, so a black doomed stone may go where at most 2 of its
+    empty neighbours are no final white point: A19 (none), B18 (C18, B17), C19 (D19, C18), A17 (A16,
+    B17), A16 (A15, B16; A17 is White's) and three corners of the board; nowhere with a budget of 0."""
+    from moveorder.features import FLAT_OF_LZ
+
+    problem = problem_of_board(
+        """
+        . . X
+        X . X
+        O X .
+        """,
+        (3, 1),
+    )
+    t = cap._Target(problem)
+    board = goboard.Board()
+    board.play(goboard.BLACK, coords.from_gtp("A18"))
+    board.play(goboard.WHITE, coords.from_gtp("B19"))
+    cur = np.frombuffer(bytes(board.points), dtype=np.uint8)[FLAT_OF_LZ][None, :]
+    ok = cap._doomed_ok(t, cur, goboard.BLACK, 2)
+    assert ok.shape == (1, coords.POINTS)
+    allowed = {coords.to_gtp(coords.from_lz(k)) for k in np.nonzero(ok[0] & (cur[0] == 0))[0].tolist()}
+    assert allowed == {"A19", "B18", "C19", "A17", "A16", "A1", "T1", "T19"}
+    # Without captures of Black to spare (prisoners 3 0 and one more white stone), no doomed black stone.
+    t0 = cap._Target(cap.Problem(problem.black, tuple(sorted(problem.white + tuple(gtp_moves("Q16")))), 3, 0))
+    assert not cap._doomed_ok(t0, cur, goboard.BLACK, 2)[0].any()
 
 
 # --- the arrangements and the one-position tool ---------------------------------------------------
