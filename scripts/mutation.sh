@@ -3,6 +3,12 @@
 #
 #   bash scripts/mutation.sh                 # every module below
 #   bash scripts/mutation.sh metrics loss    # some of them
+#   MUTATION_K='feasibility or plan' MUTATION_ONLY='x__alive* x_capture_plan*' bash scripts/mutation.sh captures
+#
+# MUTATION_K: a pytest -k expression that selects the tests of tests/test_MODULE.py run (default: all of
+# them); MUTATION_ONLY: mutant names (globs, without the "moveorder.MODULE." prefix: x_NAME* for a
+# function, xǁCLASSǁNAME* for a method) to run and count, the rest of the module left unrun and
+# uncounted (default: every mutant of the module).
 #
 # Each module is mutated by mutmut (pip install -e ".[dev]") against its own fast test file only, in a
 # copy of src/, tests/ and config/ under $MUTATION_DIR (default /tmp/moveorder-mutation/MODULE), so the
@@ -42,24 +48,30 @@ for m in "${MODULES[@]}"; do
 [mutmut]
 source_paths = src/
 only_mutate = src/moveorder/$m.py
-pytest_add_cli_args_test_selection = tests/test_$m.py
+pytest_add_cli_args_test_selection =
+    tests/test_$m.py${MUTATION_K:+
+    -k
+    $MUTATION_K}
 pytest_add_cli_args = -p no:cacheprovider
 also_copy = config/
 EOF
-  (cd "$dir/main" && "$MUTMUT" run --max-children "$CHILDREN" >"$dir/run.log" 2>&1) || {
+  only=()
+  for g in ${MUTATION_ONLY:-}; do only+=("moveorder.$m.$g"); done
+  (cd "$dir/main" && "$MUTMUT" run --max-children "$CHILDREN" "${only[@]}" >"$dir/run.log" 2>&1) || {
     echo "mutation: mutmut failed for $m (log: $dir/run.log)" >&2
     tail -20 "$dir/run.log" >&2
     exit 1
   }
   (cd "$dir/main" && "$MUTMUT" results --all true >"$dir/results.txt" 2>&1 || true)
-  "$PY" - "$m" "$dir/results.txt" <<'EOF'
-import collections, sys
-module, path = sys.argv[1], sys.argv[2]
+  "$PY" - "$m" "$dir/results.txt" "${only[@]}" <<'EOF'
+import collections, fnmatch, sys
+module, path, only = sys.argv[1], sys.argv[2], sys.argv[3:]
 status = {}
 for line in open(path):
     if ":" in line and line.strip().startswith("moveorder."):
         name, st = line.strip().rsplit(":", 1)
-        status[name.strip()] = st.strip()
+        if not only or any(fnmatch.fnmatch(name.strip(), g) for g in only):
+            status[name.strip()] = st.strip()
 count = collections.Counter(status.values())
 total = len(status)
 killed = count.get("killed", 0) + count.get("timeout", 0)

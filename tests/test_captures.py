@@ -1,8 +1,11 @@
 """moveorder.search.captures: orders of play for positions with captures (issue 25).
 
 The property every test checks: a sequence the search returns, replayed
-through the board module from the empty board, is legal and gives exactly
-the input stones and prisoner counts.  The hand-made cases were found by
+from the empty board on sgfmill's board (with the rules it leaves out:
+no suicide, no simple-ko retake, positional superko; :func:`replay`), is
+legal and gives exactly the input stones and prisoner counts.  The
+prisoners of a sequence are counted on that replay too, never by the
+module under test.  The hand-made cases were found by
 seeded random play in the top-left 4x4 corner (each one's pattern is
 asserted below, so a changed case cannot pass silently).
 """
@@ -24,28 +27,62 @@ from moveorder.search import captures as cap
 from moveorder.search.beam import beam_search
 
 
+def replay(moves_lz):
+    """An independent replay of a sequence (Leela Zero indices, Black first) on sgfmill's board.
+
+    sgfmill captures but allows suicide and has no ko rule: a move onto an occupied point, a suicide,
+    a retake of the point sgfmill names as simple ko, and a move repeating any earlier whole-board
+    position (positional superko) raise AssertionError naming the move.  Returns the positions (a
+    frozenset of ``(colour, point)`` each, the empty board first) and, per move, the points (ours:
+    row 0 the top) of the stones it captured.
+    """
+    from sgfmill import boards
+
+    board, ko = boards.Board(coords.SIZE), None
+    positions, captured = [frozenset()], []
+    for i, k in enumerate(moves_lz):
+        colour, point = "bw"[i % 2], coords.from_lz(k)
+        row, col = coords.to_sgfmill(point)
+        assert board.get(row, col) is None, f"move {i + 1} is on a stone"
+        assert (row, col) != ko, f"move {i + 1} retakes a ko"
+        ko = board.play(row, col, colour)
+        now = frozenset((c, (coords.SIZE - 1 - r, q)) for c, (r, q) in board.list_occupied_points())
+        assert ("bw"[i % 2], point) in now, f"move {i + 1} is a suicide"
+        assert now not in positions, f"move {i + 1} repeats a position"
+        gone = positions[-1] - now
+        assert all(c != colour for c, _ in gone)
+        captured.append(sorted(p for _, p in gone))
+        positions.append(now)
+    return positions, captured
+
+
 def problem_of(moves_lz):
-    """The problem a legal sequence answers: its final stones and the prisoners it took."""
-    b, _ = goboard.replay([coords.from_lz(k) for k in moves_lz])
-    pb, pw = cap.capture_counts(moves_lz)
-    black = tuple(sorted(coords.to_lz(p) for p in b.stones(goboard.BLACK)))
-    white = tuple(sorted(coords.to_lz(p) for p in b.stones(goboard.WHITE)))
-    return cap.Problem(black, white, pb, pw)
+    """The problem a legal sequence answers: its final stones and the prisoners it took (:func:`replay`)."""
+    positions, captured = replay(moves_lz)
+    black = tuple(sorted(coords.to_lz(p) for c, p in positions[-1] if c == "b"))
+    white = tuple(sorted(coords.to_lz(p) for c, p in positions[-1] if c == "w"))
+    taken = [len(c) for c in captured]
+    return cap.Problem(black, white, sum(taken[0::2]), sum(taken[1::2]))
 
 
 def assert_answers(seq, problem):
     """``seq`` replays legally from the empty board to exactly ``problem``'s stones and prisoners."""
     assert len(seq) == problem.moves
-    board, taken = goboard.Board(), [0, 0]
-    seen = {bytes(board.points)}
-    for i, k in enumerate(seq):
-        taken[i % 2] += board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, coords.from_lz(k))
-        now = bytes(board.points)
-        assert now not in seen, f"move {i + 1} repeats a position"
-        seen.add(now)
-    assert sorted(coords.to_lz(p) for p in board.stones(goboard.BLACK)) == list(problem.black)
-    assert sorted(coords.to_lz(p) for p in board.stones(goboard.WHITE)) == list(problem.white)
-    assert tuple(taken) == (problem.prisoners_black, problem.prisoners_white)
+    assert problem_of(seq) == problem
+
+
+def problem_of_board(text, prisoners):
+    """The problem of an ASCII board (:func:`helpers.load_board`) with prisoners (Black's, White's)."""
+    from helpers import load_board
+
+    black, white = load_board(text)
+    return cap.Problem(
+        tuple(sorted(coords.to_lz(p) for p in black)), tuple(sorted(coords.to_lz(p) for p in white)), *prisoners
+    )
+
+
+def gtp_moves(text):
+    return [coords.to_lz(coords.from_gtp(m)) for m in text.split()]
 
 
 def sgf_moves(text):
@@ -53,7 +90,7 @@ def sgf_moves(text):
 
 
 def captures_by_move(moves_lz):
-    return goboard.replay([coords.from_lz(k) for k in moves_lz])[1]
+    return [len(c) for c in replay(moves_lz)[1]]
 
 
 # Found by seeded random play in the 4x4 corner; what happens in each is asserted in the test.
@@ -66,25 +103,25 @@ HAND_MADE = {
 
 
 def check_pattern(name, seq):
-    caps = captures_by_move(seq)
-    boards = cap.replay_boards(seq)
-    flat = [coords.lz_to_flat(k) for k in seq]
+    _, captured = replay(seq)
+    caps = [len(c) for c in captured]
+    points = [coords.from_lz(k) for k in seq]
 
     def taken_at(i):  # points emptied by move i (0-based)
-        return [p for p in range(coords.POINTS) if boards[i][p] and not boards[i + 1][p]]
+        return captured[i]
 
     if name == "four stones at once":
         assert caps[12] == 4
     elif name == "captured, then the capturer plays on its point":
         (q,) = taken_at(9)
-        assert caps[9] == 1 and q in flat[11::2]  # the capturer's colour plays there later
+        assert caps[9] == 1 and q in points[11::2]  # the capturer's colour plays there later
     elif name == "snapback":
         (q,) = taken_at(12)
-        assert caps[12] == 1 and flat[13] == q and caps[13] == 2
+        assert caps[12] == 1 and points[13] == q and caps[13] == 2
     elif name == "ko fight":
         (q,) = taken_at(8)
-        assert caps[8] == 1 and flat[15] == q and caps[15] == 1 and taken_at(15) == [flat[8]]
-        assert all(flat[j] != q for j in range(9, 15))  # the retake waited (simple ko)
+        assert caps[8] == 1 and points[15] == q and caps[15] == 1 and taken_at(15) == [points[8]]
+        assert all(points[j] != q for j in range(9, 15))  # the retake waited (simple ko)
 
 
 @pytest.fixture(scope="module")
@@ -222,14 +259,71 @@ def test_the_doomed_set_tier_keeps_one_child_a_set(shipped, capture_games):
     assert own == [max(free, key=lambda k: lp[0, k])]
 
 
+# A ko in the top-left corner, taken three times with moves elsewhere between (no simple-ko retake).
+# After move 8 (W B18), 9 (B C18 takes B18), 12 (W B18 takes C18) and 15 (B C18 takes B18):
+#
+#       A B C D      A B C D      A B C D      A B C D
+#   19  . X O .      . X O .      . X O .      . X O .
+#   18  X O . O      X . X O      X O . O      X . X O
+#   17  . X O .      . X O .      . X O .      . X O .
+#
+# Moves 1-7 place the shape (B B19, W C19, B A18, W D18, B B17, W C17, B K10); 10, 11, 13, 14 are far.
+KO_THRICE = gtp_moves("B19 C19 A18 D18 B17 C17 K10 B18 C18 Q16 D4 B18 Q4 K4 C18")
+
+
 def test_capture_plan_names_each_captured_point_once():
-    """An order's capture plan: the colour and point of each stone of it that is captured, sorted."""
+    """An order's capture plan: the colour and point of each stone of it that is captured, sorted, a point
+    captured twice (White's B18, in the ko) once."""
+    b18, c18 = gtp_moves("B18 C18")
+    assert [len(c) for c in replay(KO_THRICE)[1]] == [0] * 8 + [1, 0, 0, 1, 0, 0, 1]
+    assert cap.captured_points(KO_THRICE) == [(goboard.WHITE, b18), (goboard.BLACK, c18), (goboard.WHITE, b18)]
+    assert cap.capture_plan(KO_THRICE) == ((goboard.BLACK, c18), (goboard.WHITE, b18))
+    assert cap.capture_plan(KO_THRICE[:9]) == ((goboard.WHITE, b18),)
+    assert cap.capture_plan(KO_THRICE[:8]) == ()
     ko = sgf_moves(HAND_MADE["ko fight"])  # White's stone of move 4 and Black's of move 9 are captured
     assert cap.capture_plan(ko) == ((goboard.BLACK, ko[8]), (goboard.WHITE, ko[3]))
-    assert cap.capture_plan(ko[:2]) == ()
-    four = sgf_moves(HAND_MADE["four stones at once"])
-    assert cap.capture_plan(four) == tuple(sorted((goboard.WHITE, k) for _, k in cap.captured_points(four)))
+    four = sgf_moves(HAND_MADE["four stones at once"])  # move 13 takes four white stones
+    (taken,) = [c for c in replay(four)[1] if c]
+    assert cap.capture_plan(four) == tuple(sorted((goboard.WHITE, coords.to_lz(p)) for p in taken))
     assert len(cap.capture_plan(four)) == 4
+
+
+def test_a_move_repeating_an_earlier_position_is_refused():
+    """Positional superko beyond the simple ko: Black's move 11 takes two stones and leaves the position
+    after move 6 (White to move there, Black here).  The board module plays it (it is no simple-ko
+    retake); the search's child builder refuses it, though the position is the target itself."""
+    seq = gtp_moves("A18 B17 B18 A17 C19 C18 A19 B19 A18 A19 B18")
+    after_6 = """
+        . . X
+        X X O
+        O O .
+        """
+    after_10 = """
+        O O X
+        X . O
+        O O .
+        """
+    from helpers import load_board
+
+    positions, captured = replay(seq[:10])
+    for text, k in ((after_6, 6), (after_10, 10)):
+        black, white = load_board(text)
+        assert positions[k] == {("b", p) for p in black} | {("w", p) for p in white}
+    with pytest.raises(AssertionError, match="^move 11 repeats a position"):
+        replay(seq)
+    board = goboard.Board()
+    for i, k in enumerate(seq):
+        board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, coords.from_lz(k))
+    # Black took 2 (moves 11: A19 B19), White 3 (move 8: A18 B18 A19); 6 black and 5 white moves.
+    problem = problem_of_board(after_6, (2, 3))
+    assert problem.moves == 11 and sum(len(c) for c in captured) == 3
+    t = cap._Target(problem)
+    assert bytes(board.points) == t.final
+    parent = cap._root()
+    for i, k in enumerate(seq[:10]):
+        parent = cap._child(t, parent, k, goboard.BLACK if i % 2 == 0 else goboard.WHITE, 0.0, i, False)
+        assert parent is not None, i
+    assert cap._child(t, parent, seq[10], goboard.BLACK, 0.0, 10, True) is None
 
 
 def test_a_plan_keeps_doomed_stones_on_its_points_and_every_actual_move(capture_games):
@@ -369,6 +463,42 @@ def test_impossible_counts_and_boards_are_refused(black, white, prisoners, reaso
     assert str(err.value).startswith("x.sgf: ")
 
 
+def test_the_refusals_say_what_is_wrong_word_for_word():
+    """The whole messages, for a reader: each count worked out by hand."""
+
+    def refused(black, white, prisoners):
+        with pytest.raises(ValueError) as err:
+            cap.check_problem(
+                [coords.from_gtp(p) for p in black], [coords.from_gtp(p) for p in white], prisoners, "x.sgf"
+            )
+        return str(err.value)
+
+    # Two white groups without liberties on the bottom row, A1 B1 (under A2 B2, beside C1) and T1 (5 black
+    # moves, 3 + 2 white).
+    assert refused(["A2", "B2", "C1", "S1", "T2"], ["A1", "B1", "T1"], (2, 0)) == (
+        "x.sgf: group(s) without liberties (A1 B1; T1): no legal move leaves a group so"
+    )
+    # A white stone and two black stones taken: Black's 2 moves, White's 1; Black's move is the last (3rd).
+    assert refused([], ["D4"], (0, 2)) == (
+        "x.sgf: the last of the 3 moves is Black's, but Black has no stone on the board: nothing after the "
+        "last move can have captured it"
+    )
+    assert refused(["D4"], [], (1, 0)) == (
+        "x.sgf: the last of the 2 moves is White's, but White has no stone on the board: nothing after the "
+        "last move can have captured it"
+    )
+    assert refused(["D4", "Q16"], ["D16"], (2, 0)) == (
+        "x.sgf: 2 black and 1 white stones with prisoners 2 (Black's) and 0 (White's) make 2 black and 3 white "
+        "moves: with Black first and alternating moves, Black plays as many moves as White or one more"
+    )
+    assert refused([], [], (0, 0)) == "x.sgf: the position has no stones and no prisoners"
+    assert refused(["D4"], [], (0, -1)) == "x.sgf: prisoners 0 -1: counts cannot be negative"
+
+
+def test_one_stone_is_a_position():
+    cap.check_problem([coords.from_gtp("D4")], [], (0, 0), "x.sgf")  # one move, Black's
+
+
 def test_a_consistent_position_passes_the_checks():
     cap.check_problem([coords.from_gtp("B1"), coords.from_gtp("A2")], [], (1, 0), "x.sgf")  # W A1 was captured
 
@@ -415,6 +545,127 @@ def test_feasibility_conditions():
     board = goboard.Board()
     board.play(goboard.BLACK, coords.from_gtp("B1"))
     assert cap._alive(t, board, 1)  # W A1, B A2 (capturing it), W C3 is still open
+
+
+def test_a_final_stone_joined_to_more_doomed_stones_than_can_be_captured_is_pruned():
+    """The slack prune of ``_alive``: after B A18, W B19, B A19 the black group A18 A19 holds a stone where
+    the position has none (A19), so both stones are captured later; White captures one black stone in
+    all (Black's slack 1 - 0 - 2 = -1), so no continuation reaches the position.  Every other condition
+    holds (White's slack 3 - 0 - 1 = 2; the only liberty that costs a move is B18), so without the slack
+    check the child is kept; the search offers the move (Black's budget is unused), and the prune is
+    the one that cuts it."""
+    problem = problem_of_board(
+        """
+        . . X
+        X . X
+        O X .
+        """,
+        (3, 1),
+    )  # 5 black moves (4 stones, 1 captured), 4 white (1 stone, 3 captured)
+    assert problem.moves == 9
+    t = cap._Target(problem)
+    a19, a18, b19 = gtp_moves("A19 A18 B19")
+    parent = cap._root()
+    for i, k in enumerate((a18, b19)):
+        parent = cap._child(t, parent, k, goboard.BLACK if i % 2 == 0 else goboard.WHITE, 0.0, i, False)
+    board = parent.board.copy()
+    board.play(goboard.BLACK, coords.from_lz(a19))
+    assert not cap._alive(t, board, 3)
+    # The prefix B A18, W B19 is alive: a sequence through it reaches the position (Black plays C18 next).
+    answer = gtp_moves("A18 B19 C18 B18 B17 A17 C19 A19 A18")
+    assert problem_of(answer) == problem and answer[:2] == [a18, b19]
+    # In the search: the layer after those two moves offers A19 and, building every child, prunes it.
+    layer = cap._Layer(t, [parent], np.zeros((1, coords.POINTS)), 2, cap._no_estimates(), 0.0)
+    assert a19 in layer.pts.tolist() and answer[2] in layer.pts.tolist()
+    kept = layer.choose(len(layer.pts), 0.0)
+    assert layer.exhausted and layer.pruned >= 1
+    assert answer[2] in [c.moves[-1] for c in kept] and a19 not in [c.moves[-1] for c in kept]
+    assert cap._child(t, parent, a19, goboard.BLACK, 0.0, 2, False) is None
+
+
+def test_slack_is_the_moves_left_less_the_final_points_not_held():
+    """``_slack``: a colour's capture budget less its stones captured so far and its stones where the
+    position has none of its colour, which is, counted on the independent replay, its moves left less
+    its final points it does not hold.  (So where it is 0 and all the final points of the colour that
+    plays last are held, that colour has no move left: the last move always has a point.)"""
+    for seq in [sgf_moves(HAND_MADE[name]) for name in sorted(HAND_MADE)] + [KO_THRICE]:
+        problem = problem_of(seq)
+        t = cap._Target(problem)
+        positions, captured = replay(seq)
+        finals = {"b": set(problem.black), "w": set(problem.white)}
+        values = set()
+        for i in range(len(seq)):
+            cur = np.zeros((1, coords.POINTS), dtype=np.uint8)
+            for c, q in positions[i]:
+                cur[0, coords.to_lz(q)] = 1 if c == "b" else 2
+            for colour, name in ((goboard.BLACK, "b"), (goboard.WHITE, "w")):
+                parity = 0 if name == "b" else 1
+                left = len(seq[parity::2]) - len(seq[parity:i:2])
+                held = {coords.to_lz(q) for c, q in positions[i] if c == name}
+                want = left - len(finals[name] - held)
+                assert cap._slack(t, cur, colour, i).tolist() == [want], (seq, i, name)
+                # the same board beside the empty one, where the slack is the stones of the colour the
+                # sequence captures less its moves so far: each row its own
+                lost = sum(len(c) for c in captured[1 - parity :: 2])
+                both = np.concatenate([cur, np.zeros_like(cur)])
+                empty = lost - len(seq[parity:i:2])
+                assert cap._slack(t, both, colour, i).tolist() == [want, empty], (seq, i, name)
+                values.add(want)
+        assert max(values) > 0
+
+
+def alive_after(black, white, prisoners, moves):
+    """``_alive`` after ``moves`` (GTP points, Black first), against the position of ``black`` and ``white``."""
+    problem = cap.Problem(tuple(sorted(gtp_moves(black))), tuple(sorted(gtp_moves(white))), *prisoners)
+    board = goboard.Board()
+    for i, m in enumerate(moves.split()):
+        board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, coords.from_gtp(m))
+    return cap._alive(cap._Target(problem), board, len(moves.split()))
+
+
+def test_alive_counts_every_doomed_group_and_every_costly_liberty():
+    """The counts of ``_alive`` on hand-built states, each worked out by hand."""
+    # Black A1 and T1 stand where the position has no black stone: two groups, two black stones to be
+    # captured, and White captures one (prisoners 0 1).  Their liberties are final white points.
+    assert not alive_after("D4 D10 D16 K4", "A2 B1 S1 T2", (0, 1), "A1 A2 T1")
+    # Black A1 alone is doomed (Black's slack 2 - 0 - 1 = 1, White's 0): its liberty A2 costs a move,
+    # B1 is a final white point; 1 <= 1.
+    assert alive_after("D4 D10", "B1 Q16 Q10", (0, 2), "A1")
+    # The same with B1 no white point: A2 and B1 both cost a move, and the slacks add up to 1.
+    assert not alive_after("D4 D10", "Q4 Q16 Q10", (0, 2), "A1")
+    # White A1 is doomed (White's slack 2 - 0 - 1 = 1) and Black has played all its moves: nothing can
+    # capture A1, though its one costly liberty (A2) is within the slack.
+    assert not alive_after("B1 D4 D10", "Q16", (2, 0), "B1 A1 D4 Q16 D10")
+    assert alive_after("B1 D4 D10", "Q16", (2, 0), "B1 A1 D4 Q16")  # Black's D10 is still to come
+
+
+def test_doomed_stones_go_where_the_budgets_can_pay_for_their_liberties():
+    """``_doomed_ok`` on the position of the slack test after B A18, W B19 (Black to move): Black's
+    slack 1 - 0 - 0 = 1, White's 3 - 0 - 1 = 2, so a black doomed stone may go where at most 2 of its
+    empty neighbours are no final white point: A19 (none), B18 (C18, B17), C19 (D19, C18), A17 (A16,
+    B17), A16 (A15, B16; A17 is White's) and three corners of the board; nowhere with a budget of 0."""
+    from moveorder.features import FLAT_OF_LZ
+
+    problem = problem_of_board(
+        """
+        . . X
+        X . X
+        O X .
+        """,
+        (3, 1),
+    )
+    t = cap._Target(problem)
+    board = goboard.Board()
+    board.play(goboard.BLACK, coords.from_gtp("A18"))
+    board.play(goboard.WHITE, coords.from_gtp("B19"))
+    cur = np.frombuffer(bytes(board.points), dtype=np.uint8)[FLAT_OF_LZ][None, :]
+    ok = cap._doomed_ok(t, cur, goboard.BLACK, 2)
+    assert ok.shape == (1, coords.POINTS)
+    allowed = {coords.to_gtp(coords.from_lz(k)) for k in np.nonzero(ok[0] & (cur[0] == 0))[0].tolist()}
+    assert allowed == {"A19", "B18", "C19", "A17", "A16", "A1", "T1", "T19"}
+    # Without captures of Black to spare (prisoners 3 0 and one more white stone), no doomed black stone.
+    t0 = cap._Target(cap.Problem(problem.black, tuple(sorted(problem.white + tuple(gtp_moves("Q16")))), 3, 0))
+    assert not cap._doomed_ok(t0, cur, goboard.BLACK, 2)[0].any()
 
 
 # --- the arrangements and the one-position tool ---------------------------------------------------
@@ -606,11 +857,26 @@ def test_infer_set_orders_a_file_with_and_without_captures(tmp_path, shipped):
         infer_set(path, tmp_path / "anneal.jsonl", ev, AnnealConfig(iterations=5, trials=1))
 
 
-def test_captured_points_placed():
-    """The share of the game's captured stones that the inference also played, and lost, on the same point."""
-    actual = sgf_moves(HAND_MADE["four stones at once"])
-    lost = cap.captured_points(actual)
-    assert len(lost) == 4 and {c for c, _ in lost} == {goboard.WHITE}
-    assert cap.captured_placed(actual, actual) == 1.0
-    assert cap.captured_placed(actual, actual[:12] + actual[12:]) == 1.0
-    assert cap.captured_placed(sgf_moves("ddpp"), sgf_moves("ddpp")) == 1.0  # nothing captured
+def test_captured_placed_counts_the_actual_captures_the_inference_repeats():
+    """The share of the game's captured stones (a multiset of colour and point) that the inference also
+    played, and lost, on the same point, worked out by hand on the ko taken three times (White's B18
+    twice, Black's C18 once: 3 stones)."""
+    far = gtp_moves("Q16 D4 Q4 K4 D16 Q10")
+    once = KO_THRICE[:9] + far  # only move 9's capture of B18
+    twice = KO_THRICE[:14] + far[4:5]  # B18 and C18 taken, B18 not retaken: Black plays D16 instead
+    for seq, captures in ((once, 1), (twice, 2), (KO_THRICE, 3)):
+        assert sum(len(c) for c in replay(seq)[1]) == captures
+    assert cap.captured_placed(KO_THRICE, once) == pytest.approx(1 / 3)
+    assert cap.captured_placed(KO_THRICE, twice) == pytest.approx(2 / 3)
+    assert cap.captured_placed(KO_THRICE, KO_THRICE) == 1.0
+    assert cap.captured_placed(twice, KO_THRICE) == 1.0  # both of its captures, and more
+    assert cap.captured_placed(once, twice) == 1.0
+    assert cap.captured_placed(KO_THRICE, KO_THRICE[:8] + far) == 0.0  # nothing captured in the inference
+    assert cap.captured_placed(far, far) == 1.0  # nothing to repeat
+    # The hand-made case loses four white stones at once, A19 A18 B18 B17: of those, the ko loses B18 only.
+    four = sgf_moves(HAND_MADE["four stones at once"])
+    assert sorted(replay(four)[1][12]) == sorted(coords.from_gtp(p) for p in ("A19", "A18", "B18", "B17"))
+    assert cap.captured_placed(four, once) == pytest.approx(1 / 4)
+    assert cap.captured_placed(four, KO_THRICE) == pytest.approx(1 / 4)  # White's B18 twice, the game's once
+    assert cap.captured_placed(once, four) == 1.0
+    assert cap.captured_placed(KO_THRICE, four) == pytest.approx(1 / 3)  # B18 once of its twice; C18 is Black's

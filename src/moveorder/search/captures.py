@@ -16,9 +16,9 @@ position has a ``c`` stone, empty now) or a *doomed stone* (any other empty
 point: the rest of the sequence must capture it), the latter only while
 ``c``'s capture budget lasts.  Children that are illegal, repeat a position
 or fail a necessary condition of :func:`_alive` (doomed groups within the
-prisoners still to take, a capturer left, the last move's point free, the
-liberties of doomed groups within the budgets) are pruned; at the last move
-only the exact position is accepted.
+prisoners still to take, a capturer left, the liberties of doomed groups
+within the budgets) are pruned; at the last move only the exact position is
+accepted.
 
 Prefixes whose network input is the same (the last 8 boards and the side to
 move) are merged, the likelier kept.  Children are ranked in tiers
@@ -277,12 +277,6 @@ def capture_plan(moves: Sequence[int]) -> Tuple[Tuple[int, int], ...]:
     return tuple(sorted(set(captured_points(moves))))
 
 
-def capture_counts(moves: Sequence[int]) -> Tuple[int, int]:
-    """Prisoners (Black's, White's) that a legal sequence takes."""
-    _, captured = goboard.replay([coords.from_lz(k) for k in moves])
-    return sum(captured[0::2]), sum(captured[1::2])
-
-
 # --- the search --------------------------------------------------------------------------------
 
 
@@ -327,7 +321,6 @@ class _Target:
         self.n = problem.moves
         self.budget = {BLACK: problem.captured_of(BLACK), WHITE: problem.captured_of(WHITE)}
         self.moves_of = {BLACK: problem.moves_of(BLACK), WHITE: problem.moves_of(WHITE)}
-        self.finals = {c: np.nonzero(fin == c)[0] for c in (BLACK, WHITE)}  # flat points of each colour's stones
         self.plan: Optional[Dict[int, np.ndarray]] = None  # colour -> where its doomed stones may go (LZ order)
         if plan is not None:
             self.plan = {BLACK: np.zeros(POINTS, dtype=bool), WHITE: np.zeros(POINTS, dtype=bool)}
@@ -363,9 +356,11 @@ def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] =
     * A colour with stones still to be captured (``P_c - K_c > 0``, doomed groups standing or not)
       has an opponent move left to capture them.  (That it has a move left itself, to play the stone
       or to play a captured final stone again, follows from ``slack_c >= 0``.)
-    * The last move stands at the end (nothing after it captures it): a final point of its colour is
-      free for it: not held by its colour, held by a doomed group, or, with ``slack``, held by a stone
-      captured later.
+    * The last move stands at the end (nothing after it captures it), so a final point of its colour
+      must be free for it: not held by its colour, held by a doomed group, or, with ``slack``, held by
+      a stone captured later.  That follows from ``slack_c >= 0``: with ``H_c`` its final points held
+      outside doomed groups, ``slack_c`` is its moves left less its final points not so held, so with
+      ``slack_c = 0`` and a move left (the last one) some final point is not so held.
     * Every liberty of a doomed group must be filled before the group is captured.  Where the position
       has no opponent stone, the stone filling it is itself captured later (one of the group's colour
       joins the group; an opponent's is no final stone), so it uses a unit of one side's slack.  The
@@ -384,7 +379,6 @@ def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] =
             in_doomed.update(group)
             groups.append((cur[p], group))
             doomed[cur[p]] += len(group)
-    last = BLACK if (target.n - 1) % 2 == 0 else WHITE
     left = 0
     for colour in (BLACK, WHITE):
         slack = target.budget[colour] - (_played(i, colour) - int(counts[colour])) - doomed[colour]
@@ -393,10 +387,6 @@ def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] =
         if slack + doomed[colour]:  # stones of this colour still to be captured
             other = goboard.opponent(colour)
             if target.moves_of[other] - _played(i, other) < 1:
-                return False
-        if colour == last and i < target.n and not slack:
-            finals = target.finals[last]
-            if (arr[finals] == last).all() and in_doomed.isdisjoint(finals.tolist()):
                 return False
         left += slack
     if not groups:
