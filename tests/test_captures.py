@@ -644,7 +644,7 @@ def test_doomed_stones_go_where_the_budgets_can_pay_for_their_liberties():
     slack 1 - 0 - 0 = 1, White's 3 - 0 - 1 = 2, so a black doomed stone may go where at most 2 of its
     empty neighbours are no final white point: A19 (none), B18 (C18, B17), C19 (D19, C18), A17 (A16,
     B17), A16 (A15, B16; A17 is White's) and three corners of the board; nowhere with a budget of 0."""
-    from moveorder.features import FLAT_OF_LZ
+    from moveorder.nets.features import FLAT_OF_LZ
 
     problem = problem_of_board(
         """
