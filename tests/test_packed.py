@@ -53,6 +53,42 @@ def test_a_subset_of_games_numbers_its_positions_in_order(pro2_usable):
     assert torch.equal(packed.batch(rows, None)[0], reference.batch(rows, None)[0])
 
 
+def sgfmill_moves_and_winner(path):
+    """A game's moves as Leela Zero indices (361: pass) and its winner (+1 Black, -1 White, 0 none),
+    read by sgfmill from the SGF file itself: its points count rows from the bottom, as Leela Zero's."""
+    from sgfmill import sgf
+
+    game = sgf.Sgf_game.from_bytes(path.read_bytes())
+    moves = [n.get_move() for n in game.get_main_sequence()[1:]]
+    moves = [(c, m) for c, m in moves if c is not None]
+    assert [c for c, _ in moves] == ["b", "w"] * (len(moves) // 2) + ["b"] * (len(moves) % 2)
+    points = [361 if m is None else m[0] * 19 + m[1] for _, m in moves]
+    return points, {"b": 1, "w": -1, None: 0}[game.get_winner()]
+
+
+@pytest.mark.parametrize("max_move", [0, 40])
+def test_a_subset_of_games_has_its_own_moves_and_results_as_targets(pro2_usable, max_move):
+    """Policy and value targets of a subset of games (in the subset's order, each game's first
+    ``max_move`` moves if given): each position's move and result from its own SGF file, read by
+    sgfmill; the value from the side to move's view (+1: the mover won)."""
+    records = _from_empty(pro2_usable)[:10]
+    pool = pack_records(records)
+    some = [7, 2, 5]
+    targets, values = [], []
+    for g in some:
+        points, winner = sgfmill_moves_and_winner(pro2_usable.parent / "x" / records[g].source)
+        points = points[:max_move] if max_move else points
+        targets += points
+        values += [winner if i % 2 == 0 else -winner for i in range(len(points))]
+    assert len(set(targets[:40])) > 30 and {1, -1} <= set(values)  # real moves, both results seen
+    packed = PackedSampler(pool, some, max_move=max_move)
+    assert len(packed) == len(targets) and packed.games == 3
+    rows = np.random.default_rng(1).permutation(len(targets))
+    _, t, z = packed.batch(rows, None)
+    assert t.tolist() == [targets[r] for r in rows]
+    assert z.tolist() == [values[r] for r in rows]
+
+
 def test_max_move_keeps_each_games_opening_alike_in_both_samplers(pro2_usable):
     """``max_move``: each game's positions before that move, numbered as the whole game's first ones,
     the same in the replayed and the packed sampler (a capture after the cut is never reached)."""
