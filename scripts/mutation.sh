@@ -9,6 +9,12 @@
 # checkout is left alone; MUTATION_REF=COMMIT takes them from a commit instead of the working tree.
 # One line a module: killed / all mutants and the score; the survivors' names follow (`mutmut show NAME`
 # in that module's main/ folder prints the diff). docs/testing.md has the last results.
+#
+# Faster runs, for test files too slow to run once per mutant:
+#   MUTATION_SELECT='not training'  # a pytest -k expression: only the tests it selects are run on mutants
+#   MUTATION_CACHE_POOLS=1          # the real-game pools of tests/conftest.py made once per module and reused
+#                                   # (MOVEORDER_TEST_POOLS); sound only for a module the pools are not made
+#                                   # with (not archives, records, board, coords)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
@@ -38,15 +44,20 @@ for m in "${MODULES[@]}"; do
   ln -s "$(cd "$REPO/.." && pwd)/shared" "$dir/shared"
   ln -s "$(cd "$REPO/.." && pwd)/shared" "$dir/main/shared"
   grep -v '^\[tool.mutmut\]' pyproject.toml >"$dir/main/pyproject.toml"
+  selection="tests/test_$m.py"
+  [ -z "${MUTATION_SELECT:-}" ] || selection=$(printf '%s\n    -k\n    %s' "$selection" "$MUTATION_SELECT")
   cat >"$dir/main/setup.cfg" <<EOF
 [mutmut]
 source_paths = src/
 only_mutate = src/moveorder/$m.py
-pytest_add_cli_args_test_selection = tests/test_$m.py
+pytest_add_cli_args_test_selection =
+    $selection
 pytest_add_cli_args = -p no:cacheprovider
 also_copy = config/
 EOF
-  (cd "$dir/main" && "$MUTMUT" run --max-children "$CHILDREN" >"$dir/run.log" 2>&1) || {
+  pools=(env)
+  [ -z "${MUTATION_CACHE_POOLS:-}" ] || pools=(env "MOVEORDER_TEST_POOLS=$dir/pools")
+  (cd "$dir/main" && "${pools[@]}" "$MUTMUT" run --max-children "$CHILDREN" >"$dir/run.log" 2>&1) || {
     echo "mutation: mutmut failed for $m (log: $dir/run.log)" >&2
     tail -20 "$dir/run.log" >&2
     exit 1
