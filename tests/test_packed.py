@@ -7,8 +7,18 @@ import pytest
 import torch
 
 from helpers import capture_at_30, filler_moves, handicap_sgf, make_sgf
+from moveorder import packed as packed_module
 from moveorder.cli import main
-from moveorder.packed import NEVER, PackedPool, PackedSampler, game_moves, pack_pool, pack_records, starts_empty
+from moveorder.packed import (
+    NEVER,
+    PackedPool,
+    PackedSampler,
+    game_moves,
+    pack_file,
+    pack_pool,
+    pack_records,
+    starts_empty,
+)
 from moveorder.records import load_records, read_sgf
 from moveorder.settings import TrainConfig
 from moveorder.train import PositionSampler, train
@@ -169,3 +179,121 @@ def test_even_only_leaves_handicap_games_out(pro2_usable, tmp_path, caplog):
     packed = PackedPool.load(out)
     assert list(packed.ids) == [r.id for r in even]
     assert "1 of 4 games left out" in caplog.text
+
+
+def hand_made_records():
+    """Three even games of known lengths (10 quiet moves; a capture at move 31 in 60; 13 with a pass)
+    and a handicap game, in that order, the handicap game second."""
+    sgfs = [
+        (make_sgf(filler_moves(10)), 10),
+        (handicap_sgf([m for m in filler_moves(10) if m not in ("dp", "pd")]), None),
+        (make_sgf(capture_at_30()), len(capture_at_30())),
+        (make_sgf(filler_moves(12)[:6] + [""] + filler_moves(12)[6:]), 13),
+    ]
+    return [(read_sgf(s.encode(), f"g{i}.sgf"), n) for i, (s, n) in enumerate(sgfs)]
+
+
+def test_pack_file_by_hand_its_log_its_defaults_and_its_processes(tmp_path, caplog, monkeypatch):
+    """`pack_file`: the log names the pool, the games left out, the games and positions packed (counted
+    by hand) and the file; by default a handicap game is refused, nothing written, with one process;
+    ``processes`` reaches the replay; an output that is not .npz is refused."""
+    games = hand_made_records()
+    assert games[2][1] == 60
+    pool = tmp_path / "mixed.jsonl"
+    pool.write_text("".join(r.to_json() + "\n" for r, _ in games))
+    calls = []
+    real = packed_module.pack_pool
+    monkeypatch.setattr(
+        packed_module, "pack_pool", lambda records, processes=1: calls.append(processes) or real(records)
+    )
+    out = tmp_path / "deep" / "er" / "even.npz"  # folders made as needed
+    with pytest.raises(ValueError) as err:
+        pack_file(pool, out)
+    assert str(err.value).startswith(f"{pool}: game {games[1][0].id}: setup stones") and "nothing written" in str(err)
+    assert not out.exists() and calls == [1]
+    caplog.set_level(logging.INFO, logger="moveorder.packed")
+    packed = pack_file(pool, out, processes=3, even_only=True)
+    assert calls == [1, 3] and list(PackedPool.load(out).ids) == [games[i][0].id for i in (0, 2, 3)]
+    assert [r.getMessage() for r in caplog.records if r.name == "moveorder.packed"] == [
+        f"{pool}: 1 of 4 games left out (setup stones or White first)",
+        f"{pool}: 3 games, {10 + 60 + 13} positions packed into {out}",
+    ]
+    assert len(packed) == 3 and len(packed.points) == 83
+    with pytest.raises(ValueError, match=r"^x\.zip: a packed pool is an \.npz file$"):
+        pack_file(pool, "x.zip")
+
+
+def test_a_file_lacking_arrays_is_refused_naming_each(tmp_path):
+    np.savez(tmp_path / "y.npz", ids=np.array(["a"]))
+    with pytest.raises(ValueError) as err:
+        PackedPool.load(tmp_path / "y.npz")
+    path = tmp_path / "y.npz"
+    assert (
+        str(err.value) == f"{path}: not a packed pool (no offsets, points, captured, winner); make one with pack-pool"
+    )
+
+
+def test_parallel_packing_keeps_the_arrays_types_and_the_samplers_moves(pro2_usable):
+    """Packed in 2 processes (joined by `concatenate`): the same arrays, of the same types (offsets are
+    integers that index the moves), and a sampler over them gives each game's moves as targets."""
+    records = _from_empty(pro2_usable)[:8]
+    one, two = pack_records(records), pack_pool(records, processes=2)
+    assert two.offsets.dtype == np.int64 and two.points.dtype == np.int16 and two.captured.dtype == np.int16
+    assert two.winner.dtype == np.int8 and one.offsets.dtype == np.int64
+    _, t, _ = PackedSampler(two, [6, 1]).batch(np.arange(20), None)
+    expected, _ = sgfmill_moves_and_winner(pro2_usable.parent / "x" / records[6].source)
+    assert t.tolist() == expected[:20]
+
+
+def test_a_sampler_of_no_games_has_no_positions():
+    """No games (a held-out share that holds none): no positions, in any list of games."""
+    pool = pack_records([r for r, n in hand_made_records() if n])
+    for games in ([], np.zeros(0, np.int64), range(0)):
+        sampler = PackedSampler(pool, games)
+        assert len(sampler) == 0 and sampler.games == 0
+
+
+def test_batches_are_built_on_the_samplers_device():
+    """On torch's meta device (shapes and devices, no values): the planes and policy targets are made
+    there, the value targets on the host."""
+    pool = pack_records([r for r, n in hand_made_records() if n])
+    sampler = PackedSampler(pool, [2, 0], device="meta")
+    assert sampler.device == torch.device("meta") and len(sampler) == 13 + 10
+    x, t, z = sampler.batch(np.arange(23), np.random.default_rng(0))
+    assert (x.device.type, t.device.type, z.device.type) == ("meta", "meta", "cpu")
+    assert x.shape == (23, 18, 19, 19) and t.shape == (23,) and z.shape == (23,)
+    assert PackedSampler(pool, [0]).device == torch.device("cpu")
+
+
+def test_the_replay_is_spread_over_processes_with_at_least_two_games_each(monkeypatch):
+    """`pack_pool`: one process unless asked for more and there are at least two games a process; then a
+    pool of that many forked processes; the same arrays either way."""
+    import multiprocessing
+
+    games = [r for r, n in hand_made_records() if n]
+    games.append(read_sgf(make_sgf(filler_moves(20)).encode(), "g4.sgf"))  # four even games
+    pools = []
+    real = multiprocessing.get_context
+
+    class Spy:
+        def __init__(self, method):
+            self.method, self.ctx = method, real(method)
+
+        def Pool(self, n):
+            pools.append((self.method, n))
+            return self.ctx.Pool(n)
+
+    monkeypatch.setattr(multiprocessing, "get_context", Spy)
+    one = pack_records(games)
+    for records, processes, used in (
+        (games, None, []),
+        (games, 1, []),
+        (games, 2, [("fork", 2)]),
+        (games[:3], 2, []),
+        (games, 3, []),
+    ):
+        pools.clear()
+        two = pack_pool(records) if processes is None else pack_pool(records, processes)
+        assert pools == used, (len(records), processes)
+        assert np.array_equal(two.points, pack_records(records).points)
+    assert np.array_equal(pack_pool(games, 2).captured, one.captured) and pools == [("fork", 2)]
