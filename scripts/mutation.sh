@@ -12,6 +12,8 @@
 #
 # Faster runs, for test files too slow to run once per mutant:
 #   MUTATION_SELECT='not training'  # a pytest -k expression: only the tests it selects are run on mutants
+#   MUTATION_SURVIVORS=1            # after a run with the same MUTATION_DIR: the tests of now (or of
+#                                   # MUTATION_REF) on the mutants that run left alive; the rest stay killed
 #   MUTATION_CACHE_POOLS=1          # the real-game pools of tests/conftest.py made once per module and reused
 #                                   # (MOVEORDER_TEST_POOLS); sound only for a module the pools are not made
 #                                   # with (not archives, records, board, coords)
@@ -32,7 +34,14 @@ export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 for m in "${MODULES[@]}"; do
   [ -f "src/moveorder/$m.py" ] && [ -f "tests/test_$m.py" ] || { echo "mutation: no module or tests for $m" >&2; exit 2; }
   dir=$BASE/$m
-  rm -rf "$dir" && mkdir -p "$dir/main"
+  rerun=()
+  if [ -n "${MUTATION_SURVIVORS:-}" ]; then  # only the mutants an earlier run in $dir left alive, on these tests
+    [ -f "$dir/results.txt" ] || { echo "mutation: no earlier run in $dir to take the survivors of" >&2; exit 2; }
+    mapfile -t rerun < <(grep -vE ': (killed|timeout)$' "$dir/results.txt" | grep -E '^ *moveorder\.' | sed -E 's/^ *//; s/: [a-z ]+$//')
+    rm -rf "$dir/main/src" "$dir/main/tests" "$dir/main/config"
+  else
+    rm -rf "$dir" && mkdir -p "$dir/main"
+  fi
   if [ -n "${MUTATION_REF:-}" ]; then  # the tests and code of a commit (the "before" of docs/testing.md)
     git archive "$MUTATION_REF" src tests config | tar -x -C "$dir/main"
   else
@@ -41,8 +50,8 @@ for m in "${MODULES[@]}"; do
   find "$dir/main" -name __pycache__ -prune -exec rm -rf {} +
   # The tests find ../shared (the leelaz fixture network) beside the checkout; mutmut runs them from a
   # copy in main/mutants/, so main/shared is there too.
-  ln -s "$(cd "$REPO/.." && pwd)/shared" "$dir/shared"
-  ln -s "$(cd "$REPO/.." && pwd)/shared" "$dir/main/shared"
+  ln -sfn "$(cd "$REPO/.." && pwd)/shared" "$dir/shared"
+  ln -sfn "$(cd "$REPO/.." && pwd)/shared" "$dir/main/shared"
   grep -v '^\[tool.mutmut\]' pyproject.toml >"$dir/main/pyproject.toml"
   selection="tests/test_$m.py"
   [ -z "${MUTATION_SELECT:-}" ] || selection=$(printf '%s\n    -k\n    %s' "$selection" "$MUTATION_SELECT")
@@ -57,7 +66,7 @@ also_copy = config/
 EOF
   pools=(env)
   [ -z "${MUTATION_CACHE_POOLS:-}" ] || pools=(env "MOVEORDER_TEST_POOLS=$dir/pools")
-  (cd "$dir/main" && "${pools[@]}" "$MUTMUT" run --max-children "$CHILDREN" >"$dir/run.log" 2>&1) || {
+  (cd "$dir/main" && "${pools[@]}" "$MUTMUT" run --max-children "$CHILDREN" "${rerun[@]}" >"$dir/run.log" 2>&1) || {
     echo "mutation: mutmut failed for $m (log: $dir/run.log)" >&2
     tail -20 "$dir/run.log" >&2
     exit 1
