@@ -50,6 +50,12 @@ def test_packed_batches_equal_the_replayed_ones(pro2_usable):
         x0, t0, z0 = reference.batch(rows, None if rng is None else np.random.default_rng(rng))
         x1, t1, z1 = packed.batch(rows, None if rng is None else np.random.default_rng(rng))
         assert torch.equal(x0, x1) and torch.equal(t0, t1) and torch.equal(z0, z1)
+        # torch.equal compares values across types: the types too (float32 planes and values, int64 moves)
+        assert (
+            [v.dtype for v in (x0, t0, z0)]
+            == [v.dtype for v in (x1, t1, z1)]
+            == [torch.float32, torch.int64, torch.float32]
+        )
 
 
 def test_a_subset_of_games_numbers_its_positions_in_order(pro2_usable):
