@@ -303,3 +303,73 @@ def test_the_replay_is_spread_over_processes_with_at_least_two_games_each(monkey
         assert pools == used, (len(records), processes)
         assert np.array_equal(two.points, pack_records(records).points)
     assert np.array_equal(pack_pool(games, 2).captured, one.captured) and pools == [("fork", 2)]
+
+
+def test_packed_arrays_have_the_files_types_and_an_empty_pool_is_one():
+    """`game_moves` and `pack_records` give the types the file keeps (int16 moves and capture numbers,
+    int8 winners, int64 offsets, text ids), with no games too: an empty pool that saves and loads."""
+    games = [r for r, n in hand_made_records() if n]
+    points, captured = game_moves(games[1])
+    assert points.dtype == np.int16 and captured.dtype == np.int16
+    pool = pack_records(games)
+    kinds = (pool.ids.dtype.kind, pool.offsets.dtype, pool.points.dtype, pool.captured.dtype, pool.winner.dtype)
+    assert kinds == ("U", np.int64, np.int16, np.int16, np.int8)
+    empty = pack_records([])
+    assert len(empty) == 0 and empty.offsets.tolist() == [0] and empty.offsets.dtype == np.int64
+    assert empty.ids.dtype.kind == "U" and empty.points.dtype == np.int16 and empty.captured.dtype == np.int16
+    assert len(empty.points) == len(empty.captured) == len(empty.winner) == 0 and empty.winner.dtype == np.int8
+
+
+def test_what_a_packed_game_must_start_from(tmp_path):
+    """From the empty board with Black: a game with a black or a white setup stone, or White first, is
+    not; each is refused by `game_moves`, naming the game."""
+    moves = filler_moves(6)
+    cases = {
+        "even": (make_sgf(moves), True),
+        "black stone": (make_sgf(moves, root="AB[dd]"), False),
+        "white stone": (make_sgf(moves, root="AW[jj]"), False),
+        "white first": (make_sgf(moves, colours="WB" * 3), False),
+    }
+    for name, (sgf, ok) in cases.items():
+        rec = read_sgf(sgf.encode(), f"{name}.sgf")
+        assert starts_empty(rec) == ok, name
+        if not ok:
+            with pytest.raises(ValueError) as err:
+                game_moves(rec)
+            assert str(err.value) == (
+                f"game {rec.id}: setup stones or White first; a packed game starts from the empty board with "
+                "Black (train on the JSONL pool instead)"
+            )
+
+
+def test_a_game_too_long_or_with_an_illegal_move_is_refused_naming_it():
+    """A packed game holds at most 32,766 moves (32,767 marks a stone never captured); a move the rules
+    forbid is refused with its number, from 1."""
+    long = read_sgf(make_sgf([""] * 32767).encode(), "long.sgf")
+    with pytest.raises(ValueError) as err:
+        game_moves(long)
+    assert str(err.value) == f"game {long.id}: 32767 moves, more than a packed game holds (32766)"
+    points, captured = game_moves(read_sgf(make_sgf([""] * 32766).encode(), "longest.sgf"))
+    assert len(points) == 32766 and set(points.tolist()) == {361} and set(captured.tolist()) == {32767}
+    taken = read_sgf(make_sgf(["pd", "dp", "pd"]).encode(), "taken.sgf")
+    with pytest.raises(ValueError) as err:
+        game_moves(taken)
+    assert str(err.value).startswith(f"game {taken.id}, move 3: ")
+
+
+def test_a_file_whose_arrays_disagree_in_length_is_refused(tmp_path):
+    """Offsets one per game and one more, the last the number of moves; a capture number for each move."""
+    good = pack_records([r for r, n in hand_made_records() if n])
+    arrays = {k: getattr(good, k) for k in ("ids", "offsets", "points", "captured", "winner")}
+    for name, change in (
+        ("offsets", dict(offsets=np.array([0, 10, 70, 83, 83]))),  # one too many, ending right
+        ("last", dict(offsets=np.array([0, 10, 70, 82]))),  # right count, wrong end
+        ("captured", dict(captured=good.captured[:-1])),
+    ):
+        path = tmp_path / f"{name}.npz"
+        np.savez(path, **(arrays | change))
+        with pytest.raises(ValueError) as err:
+            PackedPool.load(path)
+        assert str(err.value) == f"{path}: the arrays of a packed pool disagree in length", name
+    np.savez(tmp_path / "good.npz", **arrays)
+    assert PackedPool.load(tmp_path / "good.npz").offsets.tolist() == [0, 10, 70, 83]
