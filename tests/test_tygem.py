@@ -210,7 +210,7 @@ def test_the_corners_and_the_edges_are_points():
 
 
 def test_index_lines_by_hand(tmp_path, caplog):
-    """The index: a byte-order mark and CR LF line ends dropped, the date's `C` dropped (and a date
+    """The index: a byte-order mark and CR LF line ends dropped (a line's last empty column kept), the date's `C` dropped (and a date
     without it kept), a player's English id added where it differs and is given, damaged lines skipped
     and counted in the log, only the wanted games kept."""
     rows = [
@@ -219,6 +219,7 @@ def test_index_lines_by_hand(tmp_path, caplog):
         "3\tC2016.12.03\tonly\tfour",
         "4\tC2016.12.04\tw4\tw4e\t0\tb4\tb4\t0\tDraw",
         "5\tC2016\tfew",
+        "6\tC2016.12.06\tw6\tw6\t0\tb6\tb6\t0\t",  # no result: 9 columns, the last empty
     ]
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "Kifu2016.index").write_bytes("\r\n".join(rows).encode() + b"\r\n")
@@ -233,6 +234,7 @@ def test_index_lines_by_hand(tmp_path, caplog):
         "1": ("2016.12.01 00:03", "bname beng", "wname", "W+Resign"),
         "2": ("2016.12.02 10:00", "b", "w", "B+1.5"),
         "4": ("2016.12.04", "b4", "w4 w4e", "Draw"),
+        "6": ("2016.12.06", "b6", "w6", ""),
     }
     assert [r.getMessage() for r in caplog.records] == [
         f"{tmp_path / 'sub' / 'Kifu2016.index'}: 2 index lines with fewer than 9 columns skipped"
@@ -282,3 +284,87 @@ def test_a_folder_without_month_files_is_refused_naming_it(tmp_path):
     with pytest.raises(ValueError) as err:
         tygem.check_input_folder(tmp_path)
     assert str(err.value) == f"{tmp_path}: no Tygem month files (named YYYY-MM, one game a line) below this folder"
+
+
+def capture_at(n):
+    """Black takes a white stone with move ``n`` (quiet moves before it), then quiet moves to 60."""
+    moves = filler_moves(n - 5) + ["qa", "ra", "rb", "sq", "sa"]
+    return moves + filler_moves(60, moves)[len(moves) :]
+
+
+@pytest.fixture
+def months(tmp_path):
+    """Two month files and an index: 50 moves (long enough by default), 49 (not), a capture at move 51
+    (capture-free long enough by default) and at move 31; the index has games 1 and 2, and one not read."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "2016-12").write_text(
+        "\n".join([line(1, filler_moves(50)), line(2, filler_moves(49)), line(3, capture_at(51))]) + "\n"
+    )
+    (tmp_path / "2017-01").write_text(line(4, capture_at(31)) + "\n")
+    entry = "\tC2016.12.01 00:03\tw\tw\t0\tb\tb\t0\tB+R\t50\t30/3 5m\n"
+    (tmp_path / "Kifu2016.index").write_text("".join(f"{g}{entry}" for g in (1, 2, 99)))
+    return tmp_path
+
+
+def test_scan_by_hand_its_defaults_its_limits_and_its_month_files(months, caplog):
+    caplog.set_level(logging.INFO, logger="moveorder.tygem")
+    checked = list(tygem.scan(months))
+    assert [(c.source, c.reason) for c in checked] == [
+        ("2017-01:1", "capture_early"),
+        ("a/2016-12:1", None),
+        ("a/2016-12:2", "too_short"),
+        ("a/2016-12:3", None),
+    ]
+    assert [r.getMessage() for r in caplog.records] == [f"{months}: 2 month files, 2 games in the index"]
+    loose = [c.reason for c in tygem.scan(months, capture_free=30, min_moves=40)]
+    assert loose == [None, None, None, None]
+    strict = [c.reason for c in tygem.scan(months, capture_free=51, min_moves=50)]
+    assert strict == ["capture_early", None, "too_short", "capture_early"]
+    caplog.clear()
+    only = list(tygem.scan(months, months=[months / "a" / "2016-12"]))
+    assert [c.source for c in only] == ["a/2016-12:1", "a/2016-12:2", "a/2016-12:3"]
+    assert json.loads(only[0].payload)["result"] == "B+R"
+    assert [r.getMessage() for r in caplog.records] == [f"{months}: 1 month files, 2 games in the index"]
+
+
+def test_chunks_of_lines_and_the_work_in_flight(months, monkeypatch):
+    """Lines go out in chunks of CHUNK; with workers, a pool of that many, and at most AHEAD chunks a
+    worker in flight (a stand-in pool that does each chunk at once counts the chunks not yet taken)."""
+    assert list(tygem._chunks(iter(range(5)), 2)) == [[0, 1], [2, 3], [4]]
+    sizes = []
+    check = tygem._check_chunk
+    monkeypatch.setattr(tygem, "_check_chunk", lambda job: sizes.append(len(job[0])) or check(job))
+    monkeypatch.setattr(tygem, "CHUNK", 1)
+    monkeypatch.setattr(tygem, "AHEAD", 1)
+    pools = []
+
+    class Pool:
+        def __init__(self, workers):
+            pools.append(self)
+            self.workers, self.out, self.most = workers, 0, 0
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def submit(self, fn, job):
+            value, pool = fn(job), self
+            self.out += 1
+            self.most = max(self.most, self.out)
+
+            class Done:
+                def result(self):
+                    pool.out -= 1
+                    return value
+
+            return Done()
+
+    monkeypatch.setattr(tygem, "ProcessPoolExecutor", Pool)
+    one = list(tygem.scan(months, workers=1)) + list(tygem.scan(months))
+    assert pools == [] and sizes == [1] * 8
+    sizes.clear()
+    two = list(tygem.scan(months, workers=2))  # 4 chunks, at most 2 in flight
+    assert [p.workers for p in pools] == [2] and pools[0].most == 2 and sizes == [1] * 4
+    assert two == one[:4]
