@@ -186,6 +186,7 @@ def test_a_game_line_by_hand():
         ("\t;B[pd]", "unreadable", "m:4: no game id before the tab"),
         ("  \t;B[pd]", "unreadable", "m:4: no game id before the tab"),
         ("81 ;B[pd]", "unreadable", "m:4: no tab between the game id and the moves"),
+        ("91\t;B[pd]\t;W[dp]", "unreadable", "m:4: move 2: '\\t;W[dp]' is not a move node ;B[..] or ;W[..]"),
         (
             "82\t;B[pd]W[dp];B[dd];W[pp]",
             "unreadable",
@@ -251,19 +252,20 @@ def test_month_files_ids_and_lines_by_hand(tmp_path):
     the folder; their lines are numbered from 1, blank ones skipped, each joined with its index entry."""
     for name in ("a/2016-12", "2016-11", "b/c/2017-01", "2016-1", "2016-12.txt", "x2016-10", "Kifu2016.index"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_bytes(b"\xef\xbb\xbf11\t;B[pd]\r\n \r\n12 \t;B[dd];W[pp]\n\n13\t;B[\xff]\n")
+        (tmp_path / name).write_bytes(b"\xef\xbb\xbf11\t;B[pd]\r\n \r\n12 \t;B[dd];W[pp]\n\n13\t;B[\xff]\nX9\tX\tX\n")
     (tmp_path / "d" / "2018-01").mkdir(parents=True)  # a folder is not a file
     found = tygem.month_files(tmp_path)
     assert found == [tmp_path / "2016-11", tmp_path / "a/2016-12", tmp_path / "b/c/2017-01"]
     assert tygem.month_files(tmp_path, ["a/*", "*/*/2017-*"]) == found[1:]
     assert tygem.month_files(tmp_path, ["2016-1?"]) == found[:1]
     assert tygem.check_input_folder(tmp_path, ["a/*"]) == [tmp_path / "a/2016-12"]
-    assert tygem.game_ids(found[:1]) == {"11", "12", "13", ""}
-    lines = list(tygem.games(tmp_path, found[1:2], {"12": ("d", "b", "w", "r")}))
+    assert tygem.game_ids(found[:1]) == {"11", "12", "13", "", "X9"}
+    lines = list(tygem.games(tmp_path, found[1:2], {"12": ("d", "b", "w", "r"), "X9": ("x", "", "", "")}))
     assert lines == [
         ("a/2016-12:1", "11\t;B[pd]", None),
         ("a/2016-12:3", "12 \t;B[dd];W[pp]", ("d", "b", "w", "r")),
         ("a/2016-12:5", "13\t;B[\ufffd]", None),
+        ("a/2016-12:6", "X9\tX\tX", ("x", "", "", "")),  # the id is what comes before the first tab
     ]
 
 
