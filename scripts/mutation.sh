@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
-# Mutation testing of the pure modules (issue 27), outside CI: it is slow (minutes a module on 2 cores).
+# Mutation testing of the pure modules, outside CI: it is slow (minutes a module on 2 cores).
 #
 #   bash scripts/mutation.sh                 # every module below
-#   bash scripts/mutation.sh metrics loss    # some of them
-#   MUTATION_K='feasibility or plan' MUTATION_ONLY='x__alive* x_capture_plan*' bash scripts/mutation.sh captures
-#
-# MUTATION_K: a pytest -k expression that selects the tests of tests/test_MODULE.py run (default: all of
-# them); MUTATION_ONLY: mutant names (globs, without the "moveorder.MODULE." prefix: x_NAME* for a
-# function, xǁCLASSǁNAME* for a method) to run and count, the rest of the module left unrun and
-# uncounted (default: every mutant of the module).
+#   bash scripts/mutation.sh metrics loss    # some of them (a module by its name: captures is
+#                                            # src/moveorder/search/captures.py)
 #
 # Each module is mutated by mutmut (pip install -e ".[dev]") against its own fast test file only, in a
 # copy of src/, tests/ and config/ under $MUTATION_DIR (default /tmp/moveorder-mutation/MODULE), so the
 # checkout is left alone; MUTATION_REF=COMMIT takes them from a commit instead of the working tree.
 # One line a module: killed / all mutants and the score; the survivors' names follow (`mutmut show NAME`
 # in that module's main/ folder prints the diff). docs/testing.md has the last results.
+#
+# Faster runs, for test files too slow to run once per mutant:
+#   MUTATION_SELECT='not training'  # a pytest -k expression: only the tests it selects are run on mutants
+#   MUTATION_ONLY='x__alive* x_capture_plan*'  # mutant names (globs, without the module's dotted prefix:
+#                                   # x_NAME* for a function, xǁCLASSǁNAME* for a method): only these are run
+#                                   # and counted, the rest of the module left unrun and uncounted
+#   MUTATION_SURVIVORS=1            # after a run with the same MUTATION_DIR: the tests of now (or of
+#                                   # MUTATION_REF) on the mutants that run left alive; the rest stay killed
+#   MUTATION_CACHE_POOLS=1          # the real-game pools of tests/conftest.py made once per module and reused
+#                                   # (MOVEORDER_TEST_POOLS); sound only for a module the pools are not made
+#                                   # with (not archives, records, board, coords)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)
@@ -29,10 +35,20 @@ CHILDREN=${MUTATION_CHILDREN:-2}
 # started, a forked child can hang in its first parallel region (and count as killed by timeout).
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
+# A module's file, by its name, in a tree of src/ (the flat layout of older commits, or the subpackages).
+module_file() { find "$1/src/moveorder" -name "$2.py" -not -name __init__.py | head -1; }
+
 for m in "${MODULES[@]}"; do
-  [ -f "src/moveorder/$m.py" ] && [ -f "tests/test_$m.py" ] || { echo "mutation: no module or tests for $m" >&2; exit 2; }
+  [ -n "$(module_file . "$m")" ] && [ -f "tests/test_$m.py" ] || { echo "mutation: no module or tests for $m" >&2; exit 2; }
   dir=$BASE/$m
-  rm -rf "$dir" && mkdir -p "$dir/main"
+  rerun=()
+  if [ -n "${MUTATION_SURVIVORS:-}" ]; then  # only the mutants an earlier run in $dir left alive, on these tests
+    [ -f "$dir/results.txt" ] || { echo "mutation: no earlier run in $dir to take the survivors of" >&2; exit 2; }
+    mapfile -t rerun < <(grep -vE ': (killed|timeout)$' "$dir/results.txt" | grep -E '^ *moveorder\.' | sed -E 's/^ *//; s/: [a-z ]+$//')
+    rm -rf "$dir/main/src" "$dir/main/tests" "$dir/main/config"
+  else
+    rm -rf "$dir" && mkdir -p "$dir/main"
+  fi
   if [ -n "${MUTATION_REF:-}" ]; then  # the tests and code of a commit (the "before" of docs/testing.md)
     git archive "$MUTATION_REF" src tests config | tar -x -C "$dir/main"
   else
@@ -41,23 +57,31 @@ for m in "${MODULES[@]}"; do
   find "$dir/main" -name __pycache__ -prune -exec rm -rf {} +
   # The tests find ../shared (the leelaz fixture network) beside the checkout; mutmut runs them from a
   # copy in main/mutants/, so main/shared is there too.
-  ln -s "$(cd "$REPO/.." && pwd)/shared" "$dir/shared"
-  ln -s "$(cd "$REPO/.." && pwd)/shared" "$dir/main/shared"
+  ln -sfn "$(cd "$REPO/.." && pwd)/shared" "$dir/shared"
+  ln -sfn "$(cd "$REPO/.." && pwd)/shared" "$dir/main/shared"
   grep -v '^\[tool.mutmut\]' pyproject.toml >"$dir/main/pyproject.toml"
+  file=$(module_file "$dir/main" "$m")
+  file=${file#"$dir/main/"}
+  dotted=${file#src/}
+  dotted=${dotted%.py}
+  dotted=${dotted//\//.}
+  selection="tests/test_$m.py"
+  [ -z "${MUTATION_SELECT:-}" ] || selection=$(printf '%s\n    -k\n    %s' "$selection" "$MUTATION_SELECT")
   cat >"$dir/main/setup.cfg" <<EOF
 [mutmut]
 source_paths = src/
-only_mutate = src/moveorder/$m.py
+only_mutate = $file
 pytest_add_cli_args_test_selection =
-    tests/test_$m.py${MUTATION_K:+
-    -k
-    $MUTATION_K}
+    $selection
 pytest_add_cli_args = -p no:cacheprovider
 also_copy = config/
 EOF
   only=()
-  for g in ${MUTATION_ONLY:-}; do only+=("moveorder.$m.$g"); done
-  (cd "$dir/main" && "$MUTMUT" run --max-children "$CHILDREN" "${only[@]}" >"$dir/run.log" 2>&1) || {
+  for g in ${MUTATION_ONLY:-}; do only+=("$dotted.$g"); done
+  [ ${#rerun[@]} -gt 0 ] || rerun=("${only[@]}")
+  pools=(env)
+  [ -z "${MUTATION_CACHE_POOLS:-}" ] || pools=(env "MOVEORDER_TEST_POOLS=$dir/pools")
+  (cd "$dir/main" && "${pools[@]}" "$MUTMUT" run --max-children "$CHILDREN" "${rerun[@]}" >"$dir/run.log" 2>&1) || {
     echo "mutation: mutmut failed for $m (log: $dir/run.log)" >&2
     tail -20 "$dir/run.log" >&2
     exit 1

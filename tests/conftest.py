@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from helpers import KATAGO, KATAGO_SMALL_MODEL, KATAGO_TUNER, MIRROR
@@ -21,10 +26,25 @@ def pro2_pool(tmp_path_factory):
     from moveorder.data.archives import extract_all
     from moveorder.data.qualify import write_scan
 
+    # MOVEORDER_TEST_POOLS=DIR: made once into DIR and reused by later test runs (mutation testing runs
+    # the tests once per mutant; the scan is most of a run's time there). Left unset, made afresh.
+    cache = os.environ.get("MOVEORDER_TEST_POOLS")
+    if cache and (Path(cache) / "pro2" / "pool.jsonl").exists():
+        return Path(cache) / "pro2" / "pool.jsonl"
     tmp = tmp_path_factory.mktemp("pro2")
     extract_all([MIRROR / "github.com/featurecat/go-dataset/raw/master/Pro/Pro2.7z"], tmp / "x")
     counts = write_scan(tmp / "x", tmp / "pool.jsonl", tmp / "r.csv", tmp / "rej.csv", usable_path=tmp / "usable.jsonl")
     assert counts["qualified"] > 100
+    if cache:  # copied whole, then renamed: a run sees the whole folder or none
+        Path(cache).mkdir(parents=True, exist_ok=True)
+        part = Path(tempfile.mkdtemp(dir=cache))
+        shutil.copytree(tmp, part / "pro2")
+        try:
+            (part / "pro2").rename(Path(cache) / "pro2")
+        except OSError:  # made meanwhile by another run
+            pass
+        shutil.rmtree(part, ignore_errors=True)
+        return Path(cache) / "pro2" / "pool.jsonl"
     return tmp / "pool.jsonl"
 
 

@@ -562,7 +562,7 @@ def test_score_shows_progress_over_the_positions_it_analyses(tmp_path, capsys):
         }
     ]
     fake = [sys.executable, str(REPO / "tests/fake_katago.py"), "normal"]
-    with KataGoEngine(fake, timeout=30) as engine:
+    with KataGoEngine(fake, timeout=300) as engine:  # replies come at once; far above a loaded machine's delays
         out = score_results(rows, engine, AnalysisCache(None), visits=1, model="m", progress=True)
         assert (
             f"{out['analysed']}/{out['analysed']}" in capsys.readouterr().err and out["analysed"] == 9

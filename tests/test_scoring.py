@@ -111,6 +111,29 @@ def test_score_verb_losses_by_hand_from_katagos_own_leads(engine, tmp_path):
     assert list(shared["loss"]) == pytest.approx(list(alone["loss"]), abs=1.0)
 
 
+def test_score_verb_loss_of_a_capture_and_the_move_after_from_katagos_own_leads(engine, tmp_path):
+    """A capture: Black's A18 (move 5) takes White's A19 stone (its last liberty: B19 and A18 are
+    Black's), White's D16 follows. Each move's loss from the `score` verb is the best lead before it minus
+    its own lead after it, from the mover's side, as KataGo gives them for each position alone."""
+    seq = ["pd", "aa", "ba", "dp", "ab", "dd"]
+    gtp = ["Q16", "A19", "B19", "D4", "A18", "D16"]
+    row = {"id": "cap", "set": "t", "n": 6, "actual": seq, "inferred": seq, "lgm": 0.1, "actual_lgm": 0.1}
+    (tmp_path / "r.jsonl").write_text(json.dumps(row | {"exact_match": True, "komi": 7.5}) + "\n")
+    args = ["score", "--katago", str(KATAGO), "--model", str(SMALL), "--tuner", str(KATAGO_TUNER), "--visits", "8"]
+    args += ["--results", str(tmp_path / "r.jsonl"), "--work-dir", str(tmp_path / "w"), "--threads", "1"]
+    args += ["--table", str(tmp_path / "t.csv"), "--moves-table", str(tmp_path / "m.csv"), "--quiet"]
+    assert cli.main(args) == 0
+    moves = pd.read_csv(tmp_path / "m.csv")
+    got = moves[moves["sequence"] == "actual"].set_index("move_number")
+    assert list(got["move"]) == gtp
+    ref = analyses_alone(engine, {"cap": (gtp, 7.5)})["cap"]
+    for number in (5, 6):  # the capture, and the move after it
+        best_before, lead_after = ref[number - 1][0], -ref[number][1]
+        assert got.loc[number, "loss"] == pytest.approx(best_before - lead_after, abs=1e-9), number
+        assert got.loc[number, "delta_max"] == pytest.approx(best_before, abs=1e-9)
+        assert got.loc[number, "delta"] == pytest.approx(lead_after, abs=1e-9)
+
+
 def test_sequences_with_captures_are_scored_and_unanswered_positions_left_out(engine, tmp_path):
     """KataGo replays captures itself: a sequence that captures is scored move by move; a position with
     captures the search found no sequence for (found false, no inferred moves) is left out."""

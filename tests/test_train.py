@@ -92,16 +92,33 @@ def test_learning_rate_warms_up_then_follows_a_cosine():
         lr_factor(0, 10, 1, "linear")
 
 
-def test_training_follows_the_schedule(pro2_pool, tmp_path):
-    """The optimiser's learning rate at the end is the schedule's (cosine: ~0; constant: the peak)."""
+def test_training_follows_the_schedule(pro2_pool, tmp_path, monkeypatch):
+    """The learning rate of each optimiser step is the schedule's, worked out by hand for 6 steps with 2 of
+    warm-up (step 0 at half the peak; cosine: 0.5 (1 + cos(pi s / 6)) from step 1 on; constant: the peak),
+    and the scheduler saved at the end holds the rate after the last step (cosine: 0; constant: the peak)."""
     base = dict(
         blocks=1, filters=8, steps=6, batch_size=16, lr=0.01, warmup_steps=2, heldout_positions=50, seed=2, threads=2
     )
-    for schedule, expected in (("cosine", lr_factor(5, 6, 2)), ("constant", 1.0)):
+    root3 = math.sqrt(3) / 2
+    by_hand = {
+        "cosine": ([0.5, 0.5 * (1 + root3), 0.75, 0.5, 0.25, 0.5 * (1 - root3)], 0.0),
+        "constant": ([0.5, 1, 1, 1, 1, 1], 1.0),
+    }
+    seen = []
+    adamw_step = torch.optim.AdamW.step
+
+    def spy(self, *args, **kwargs):  # the rate each step of training is taken with
+        seen.append(self.param_groups[0]["lr"])
+        return adamw_step(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.optim.AdamW, "step", spy)
+    for schedule, (steps, after) in by_hand.items():
+        seen.clear()
         train(pro2_pool, tmp_path / schedule, TrainConfig(**base, lr_schedule=schedule), device="cpu", progress=False)
+        assert seen == pytest.approx([0.01 * f for f in steps], rel=1e-9, abs=1e-15), schedule
         state = torch.load(tmp_path / schedule / "checkpoint.pt", weights_only=False)
-        assert state["scheduler"]["_last_lr"][0] == pytest.approx(0.01 * lr_factor(6, 6, 2, schedule))
-        assert state["scheduler"]["last_epoch"] == 6 and expected > 0
+        assert state["scheduler"]["_last_lr"][0] == pytest.approx(0.01 * after, abs=1e-15)
+        assert state["scheduler"]["last_epoch"] == 6
 
 
 def value_params(net):
