@@ -328,7 +328,7 @@ def test_init_beam_is_annealing_from_the_beams_orders_under_one_name(tmp_path):
             "--init beam" in c and "--method beam+anneal --beam-width 16 --beam-future 1" in c for c in cmds
         )
         folders.append({c.split("--out ")[1].split()[0].split("/")[3] for c in cmds})
-    assert folders[0] == folders[1] and all(f.startswith("beam16f1+anneal-beam-mix-") for f in folders[0])
+    assert folders[0] == folders[1] and all(f.startswith("beam16f1+anneal-mix-it") for f in folders[0])
 
 
 def test_a_length_between_the_tables_gets_the_command_lines_iterations(tmp_path):
