@@ -623,23 +623,23 @@ def cmd_infer_set(a: argparse.Namespace) -> int:
 
 
 def _infer_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--help-all", action=_HelpAll, help="show the research options too, and exit")
     s.add_argument(
         "position",
-        help="SGF: a position as setup stones (AB/AW, no moves), or a game record "
-        "without setup stones (its position after --moves moves)",
+        help="SGF: setup stones (AB/AW, no moves), or a game record without setup stones (its position after --moves)",
     )
     s.add_argument(
         "-o",
         "--output",
         default=None,
-        help="the ordered game record to write (SGF; keeps the input's komi and players); "
-        "default: none, the order is printed as a board of numbered stones",
+        help="the ordered game record to write (SGF, with the input's komi and players); "
+        "default: none, a board is printed",
     )
     s.add_argument(
         "--diagram",
         default=None,
-        help="draw the order as a Go book prints a game: each stone numbered, points played again listed "
-        "below, moves not at the game's move number ringed in red (with a record); .svg or .png; default: none",
+        help="draw the order as a Go book prints a game (.svg or .png): stones numbered, points played again "
+        "listed below, moves off the game's move number ringed in red; default: none",
     )
     s.add_argument(
         "--moves",
@@ -654,17 +654,54 @@ def _infer_options(s: argparse.ArgumentParser) -> None:
         nargs=2,
         metavar=("B", "W"),
         default=None,
-        help="with setup stones: the stones Black captured (white ones) and White captured before the position; "
-        "the answer then has captures (method beam). A record's prisoners come from its moves",
+        help="with setup stones: the white stones Black captured and the black stones White captured "
+        "before the position; a record's come from its moves",
     )
+    _player_options(s)
+
+
+#: moveorder infer's options a player uses; every other search option is a research option (--help-all).
+PLAYER_OPTIONS = ("help", "help_all", "position", "output", "diagram", "moves", "prisoners")
+PLAYER_OPTIONS += ("alternatives", "quality", "network")
+
+
+def _player_options(s: argparse.ArgumentParser) -> None:
+    """moveorder infer's --alternatives and --quality, then the search's options as research options:
+    left out of --help (:class:`_Help`), shown by --help-all; those a --quality preset sets default to it."""
+    s.add_argument(
+        "--alternatives",
+        type=_int_at_least(1),
+        default=1,
+        metavar="K",
+        help="write the K likeliest distinct orders found: the best as the main line, the others as "
+        "SGF variations saying how likely each is beside the best",
+    )
+    s.add_argument(
+        "--quality",
+        choices=tuple(S.QUALITIES),
+        default=S.DEFAULT_QUALITY,
+        help="; ".join(f"{name}: {text}" for name, (text, _) in S.QUALITIES.items()),
+    )
+    research = s.add_argument_group("research options (--quality sets --method, --beam-width, --beam-future)")
+    known = {a.dest for a in s._actions}
     _anneal_options(s)
+    for action in s._actions:
+        if action.dest not in known and action.dest not in PLAYER_OPTIONS:
+            action.research = True
+            s._optionals._group_actions.remove(action)
+            research._group_actions.append(action)
+        if action.dest in S.QUALITY_SETTINGS:
+            action.default = None
+            action.help = action.help.replace("(default: %(default)s)", "(default: the --quality preset's)")
+    s.usage = "%(prog)s POSITION [-o OUT.sgf] [options]"
+    s.epilog = "research options (search settings, precision, device, seeds): --help-all"
 
 
 @verb("infer", "infer how one position was played: SGF in, ordered SGF out", _infer_options)
 def cmd_infer(a: argparse.Namespace) -> int:
     from moveorder.go import coords
     from moveorder.report import diagram
-    from moveorder.search.inference import infer_position
+    from moveorder.search.inference import infer_position, orders_text
 
     if a.diagram:
         diagram.check_path(Path(a.diagram))
@@ -672,15 +709,17 @@ def cmd_infer(a: argparse.Namespace) -> int:
         a.position,
         Path(a.output) if a.output else None,
         a.moves,
-        _config_from(S.AnnealConfig, a),
+        S.quality_config(a.quality, vars(a)),
         lambda: _evaluator(a),
         a.network,
         a.precision,
         progress=not a.quiet,
         prisoners=a.prisoners,
+        alternatives=a.alternatives,
     )
     print(" ".join(coords.sgf_to_gtp(row["inferred"])))
     print(f"LGM {row['lgm']:.4f}  ->  {a.output}" if a.output else f"LGM {row['lgm']:.4f}")
+    print(orders_text(row, a.alternatives), end="\n" if a.alternatives > 1 else "")
     actual = _game_order(Path(a.position), a.moves)
     fig = diagram.figure_data(row["inferred"], actual)
     if a.diagram:  # before the board is printed: a reader that stops reading early does not lose the figure
@@ -980,6 +1019,33 @@ class _Help(argparse.HelpFormatter):
             return text
         shown = " ".join(map(str, default)) if isinstance(default, (list, tuple)) else str(default)
         return f"{text} (default: {shown.replace('%', '%%')})".strip()
+
+    #: Whether the help shows options marked ``research`` (moveorder infer's search settings).
+    show_research = False
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        shown = [a for a in actions if self.show_research or not getattr(a, "research", False)]
+        super().add_usage(usage, shown, groups, prefix)
+
+    def add_argument(self, action: argparse.Action) -> None:
+        if self.show_research or not getattr(action, "research", False):
+            super().add_argument(action)
+
+
+class _HelpAllFormatter(_Help):
+    show_research = True
+
+
+class _HelpAll(argparse.Action):
+    """``--help-all``: the help with the research options too."""
+
+    def __init__(self, option_strings, dest, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=None, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.formatter_class = _HelpAllFormatter
+        parser.print_help()
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -201,6 +201,40 @@ def temperature(cfg: AnnealConfig, t: int) -> float:
     return cfg.t_start + (cfg.t_end - cfg.t_start) * frac
 
 
+#: ``moveorder infer --quality``: the one-position tool's speed/quality presets, each a description
+#: (its help) and the search settings it sets (AnnealConfig fields); a setting given as an option
+#: overrides its preset's.  Measured (docs/benchmarks.md, 20 Pro positions of 20 moves): fast
+#: about 570 network evaluations a position, good about 8,700 and the likeliest orders of every
+#: method there, the paper's 5,000 iterations x 5 trials of the order of 500,000.
+QUALITIES: Dict[str, Tuple[str, Dict[str, object]]] = {
+    "fast": (
+        "ranked beam search, width 32 (seconds)",
+        {"method": "beam", "beam_width": 32, "beam_future": 1.0},
+    ),
+    "good": (
+        "ranked beam, width 512 (16x the work, likelier orders)",
+        {"method": "beam", "beam_width": 512, "beam_future": 1.0},
+    ),
+    "paper": (
+        "the paper's annealing, 5 trials of 5,000-20,000 iterations (slowest)",
+        {"method": "anneal"},
+    ),
+}
+#: The settings some preset sets: ``moveorder infer`` leaves their options at None unless given.
+QUALITY_SETTINGS = tuple(dict.fromkeys(k for _, preset in QUALITIES.values() for k in preset))
+#: The preset ``moveorder infer`` uses when none is named: the one place its default search is chosen.
+DEFAULT_QUALITY = "paper"
+
+
+def quality_config(quality: str, values: Mapping[str, object]) -> "AnnealConfig":
+    """The one-position tool's search settings: preset ``quality``'s, then the options in ``values``
+    (parsed options; a preset setting left at None was not given and keeps the preset's)."""
+    if quality not in QUALITIES:
+        raise ValueError(f"--quality {quality!r}: expected one of {', '.join(QUALITIES)}")
+    given = {k: v for k, v in values.items() if not (k in QUALITY_SETTINGS and v is None)}
+    return from_mapping(AnnealConfig, {**QUALITIES[quality][1], **given})
+
+
 PRECISIONS = ("float32", "bfloat16", "tf32")
 #: Slots of the evaluator's position cache (each holds one distribution, 1.4 kB): 185 MB.
 CACHE_SLOTS = 1 << 17
