@@ -691,8 +691,10 @@ def _player_options(s: argparse.ArgumentParser) -> None:
             s._optionals._group_actions.remove(action)
             research._group_actions.append(action)
         if action.dest in S.QUALITY_SETTINGS:
+            unset = not all(action.dest in preset for _, preset in S.QUALITIES.values())
+            default = f", else {action.default}" if unset else ""  # AnnealConfig's, where a preset sets none
             action.default = None
-            action.help = action.help.replace("(default: %(default)s)", "(default: the --quality preset's)")
+            action.help = action.help.replace("(default: %(default)s)", f"(default: the --quality preset's{default})")
     s.usage = "%(prog)s POSITION [-o OUT.sgf] [options]"
     s.epilog = "research options (search settings, precision, device, seeds): --help-all"
 
