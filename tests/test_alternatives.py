@@ -8,7 +8,7 @@ import torch
 from sgfmill import boards, sgf
 
 import helpers
-from helpers import OPENING, make_sgf
+from helpers import OPENING
 from moveorder import cli
 from moveorder.go.coords import sgf_to_lz
 from moveorder.nets.likelihood import PolicyLikelihood
@@ -126,13 +126,38 @@ def test_more_alternatives_than_found_writes_what_was_found_and_says_so(tmp_path
     assert f"asked for 5 orders; the search found {found} distinct" in capsys.readouterr().out
 
 
-def test_alternatives_with_captures_are_refused_before_any_work(tmp_path, caplog):
-    rec = tmp_path / "cap.sgf"
-    rec.write_text(make_sgf(["dd", "ed", "pp", "dc", "pd", "de", "dp", "cd"]))
-    out = tmp_path / "o.sgf"
-    assert infer(str(rec), "-o", str(out), "--method", "beam", "--alternatives", "3") == 2
-    assert "--alternatives 3" in caplog.text and "captures" in caplog.text
-    assert not out.exists()
+def test_alternatives_of_a_position_with_captures_replay_to_it_and_its_prisoners(tmp_path):
+    from moveorder.data.arrangements import clip
+    from moveorder.search.captures import sequence_log_probs
+    from test_captures import HAND_MADE, record_of
+
+    want = clip(record_of(HAND_MADE["ko fight"]), 16, "x")
+    pos = tmp_path / "pos.sgf"
+    pos.write_text(f"(;GM[1]FF[4]SZ[19]AB[{']['.join(want.black)}]AW[{']['.join(want.white)}])")
+    out, one = tmp_path / "alt.sgf", tmp_path / "one.sgf"
+    search = ["--method", "beam", "--beam-width", "16", "--prisoners", *map(str, want.prisoners)]
+    assert infer(str(pos), "-o", str(one), *search) == 0
+    assert infer(str(pos), "-o", str(out), "--alternatives", "3", *search) == 0
+    game = sgf.Sgf_game.from_bytes(out.read_bytes())
+    found = lines_of_play(game.get_root())
+    assert len(found) >= 2 and len({moves for moves, _ in found}) == len(found)
+    main = [n.get_move() for n in game.get_main_sequence()[1:]]
+    assert main == [n.get_move() for n in sgf.Sgf_game.from_bytes(one.read_bytes()).get_main_sequence()[1:]]
+    model = PolicyLikelihood.from_file(helpers.FIXTURE, device="cpu")
+    lls = []
+    for moves, _ in found:
+        board, taken = boards.Board(19), {"b": 0, "w": 0}
+        for i, (colour, (row, col)) in enumerate(moves):
+            assert colour == "bw"[i % 2]
+            before = len(board.list_occupied_points())
+            board.play(row, col, colour)
+            taken[colour] += before + 1 - len(board.list_occupied_points())
+        stones = {c: sorted(to_sgf_point(p) for c2, p in board.list_occupied_points() if c2 == c) for c in "bw"}
+        assert (stones["b"], stones["w"], [taken["b"], taken["w"]]) == (want.black, want.white, want.prisoners)
+        lls.append(float(sequence_log_probs(model, sgf_to_lz([to_sgf_point(p) for _, p in moves])).sum()))
+    for (moves, note), ll in zip(found[1:], lls[1:]):
+        r = float(re.search(r"x([0-9.e+-]+) as likely as the main line", note).group(1))
+        assert 0 < r <= 1 and r == pytest.approx(math.exp(ll - lls[0]), rel=2e-3)
 
 
 def test_distinct_orders_by_hand():
@@ -146,3 +171,31 @@ def test_distinct_orders_by_hand():
     assert distinct_orders(trials, 3) == [([2, 1, 3], -4.0), ([3, 2, 1], -4.0), ([1, 2, 3], -5.0)]
     assert distinct_orders(trials, 10) == [([2, 1, 3], -4.0), ([3, 2, 1], -4.0), ([1, 2, 3], -5.0), ([3, 1, 2], -9.0)]
     assert distinct_orders(trials, 1) == [([2, 1, 3], -4.0)]
+
+
+def test_the_capture_search_answer_is_the_same_whatever_it_keeps(passes=3, widen=2):
+    """Three passes, the later ones wider where none was found: the alternatives pool every pass's."""
+    from moveorder.data.arrangements import clip
+    from moveorder.search import captures
+    from test_captures import HAND_MADE, record_of
+
+    model = PolicyLikelihood.from_file(helpers.FIXTURE, device="cpu")
+    answered = 0
+    for name, text in HAND_MADE.items():
+        problem = captures.problem_of_arrangement(clip(record_of(text), len(text) // 2, "x"))
+        (alone,) = captures.search(model, [problem], 8, 1.0, 0, passes=passes, widen=widen)
+        orders = []
+        (best,) = captures.search(model, [problem], 8, 1.0, 0, passes=passes, widen=widen, keep=5, orders=orders)
+        assert best == alone, name
+        (found,) = orders
+        if alone is None:  # none found at this width: no alternatives either
+            assert found == []
+            continue
+        answered += 1
+        assert found[0] == alone and 1 <= len(found) <= 5
+        assert len({tuple(m) for m, _ in found}) == len(found)
+        assert [ll for _, ll in found[1:]] == sorted((ll for _, ll in found[1:]), reverse=True)
+        for moves, ll in found:  # every one reaches the position, with its log-likelihood rescored here
+            assert captures.replay_boards(moves)[-1] == problem.final_board()
+            assert ll == pytest.approx(float(captures.sequence_log_probs(model, moves).sum()), abs=1e-6)
+    assert answered >= 2

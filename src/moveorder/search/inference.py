@@ -595,8 +595,8 @@ def infer_position(
     this many (the best first), go to the row's ``orders`` (:func:`ranked_orders`)
     and to the SGF file, the others as variations (:func:`write_sgf`).  The
     beam gives its likeliest complete orders, annealing its trials' distinct
-    best orders; a position with captures gets one order (asking for more is
-    refused).  The best order is the same whatever ``alternatives`` is.
+    best orders, the capture search those of its passes' last moves.  The
+    best order is the same whatever ``alternatives`` is.
 
     A position with captures (a record's, or setup stones with ``prisoners``:
     Black's, White's) is ordered by :func:`moveorder.search.captures.search`, with
@@ -620,11 +620,6 @@ def infer_position(
         require_beam(cfg.method, pos.prisoners, where)
     if alternatives < 1:
         raise ValueError(f"{where}: --alternatives {alternatives}: must be at least 1")
-    if alternatives > 1 and any(pos.prisoners):
-        raise ValueError(
-            f"{where}: --alternatives {alternatives}: a position with captures gets one order (the capture "
-            "search keeps only its best sequence); leave out --alternatives"
-        )
     if output is not None:
         check_output(Path(output), Path(position))
     n = len(pos.black) + len(pos.white) + sum(pos.prisoners)
@@ -632,7 +627,7 @@ def infer_position(
     black = [coords.to_lz(p) for p in pos.black]  # any order: the search sorts the stones
     white = [coords.to_lz(p) for p in pos.white]
     if any(pos.prisoners):
-        row = _infer_with_captures(evaluator(), black, white, pos.prisoners, cfg, where, progress)
+        row = _infer_with_captures(evaluator(), black, white, pos.prisoners, cfg, where, progress, alternatives)
     else:
         with progress_bar(cfg.iterations, "infer", enabled=progress) as bar:
             found = anneal(evaluator(), [(black, white)], cfg, progress=bar, keep=alternatives)[0]
@@ -713,12 +708,17 @@ def orders_text(row: Dict, asked: int) -> str:
     return "\n".join(lines)
 
 
-def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, where: str, progress: bool) -> Dict:
-    """:func:`moveorder.search.captures.search` for one position; ValueError naming ``where`` when it has no answer."""
+def _infer_with_captures(
+    evaluator, black, white, prisoners, cfg: AnnealConfig, where: str, progress: bool, keep: int = 1
+) -> Dict:
+    """:func:`moveorder.search.captures.search` for one position; ValueError naming ``where`` when it has no answer.
+
+    ``keep``: the row's ``orders`` holds up to that many distinct sequences found, best first."""
     from moveorder.search import captures
 
     problem = captures.Problem(tuple(sorted(black)), tuple(sorted(white)), int(prisoners[0]), int(prisoners[1]))
     stats = captures.SearchStats()
+    orders: list = []
     with progress_bar(problem.moves, "infer", enabled=progress) as bar:
         (found,) = captures.search(
             evaluator.likelihood,
@@ -729,6 +729,8 @@ def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, 
             stats=stats,
             passes=cfg.beam_passes,
             widen=cfg.beam_widen,
+            keep=keep,
+            orders=orders,
         )
         bar.update(problem.moves)
     if found is None:
@@ -745,7 +747,7 @@ def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, 
             "--patience searches further"
         )
     row = best_of_trials([ChainResult(found[0], found[1])], problem.moves)
-    row["orders"] = ranked_orders([(found[0], found[1])], problem.moves)
+    row["orders"] = ranked_orders(orders[0], problem.moves)
     return row
 
 
