@@ -20,7 +20,8 @@ search/   anneal, beam, exact, captures, inference:        inference.smk        
 katago/   install, engine, loss, scoring: the judge        scoring.smk              install-katago, score,
                                                                                     analyse-actual
 report/   metrics, plots, summary, sweeps, cross_level,   figures.smk, sweeps.smk, report, sweep-summary,
-          diagram: figures, tables, the board of an order  networks.smk             cross-level, infer
+          diagram, answer: figures, tables, the board      networks.smk             cross-level, infer
+          of an order and the player's answer
 ========  ===============================================  =======================  ======================
 
 Beside them: :mod:`moveorder.settings` (every default; imported by every stage, imports none) and

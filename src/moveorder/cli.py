@@ -595,20 +595,28 @@ def _check_device(a: argparse.Namespace) -> None:
         raise ValueError(f"--precision tf32 needs a CUDA device (--device cuda), not {device}")
 
 
-def _check_infer_options(a: argparse.Namespace) -> None:
-    """Refuse an option of ``infer`` outside what the one-position tool can do: ValueError naming the
-    option, the limit and why (the limits: :mod:`moveorder.settings`)."""
+def _infer_config(a: argparse.Namespace) -> S.AnnealConfig:
+    """``infer``'s search settings: the ``--quality`` preset's, then the options given; every option
+    outside what the one-position tool can do refused with the option, the limit and why (the limits:
+    :mod:`moveorder.settings`)."""
+    values = S.quality_values(a.quality, vars(a))
+    _check_infer_options(a, argparse.Namespace(**values))
+    return S.from_mapping(S.AnnealConfig, values)
+
+
+def _check_infer_options(a: argparse.Namespace, cfg: argparse.Namespace) -> None:
+    """ValueError for an option of ``infer`` out of range; the settings a preset may set are read from ``cfg``."""
     whole = [
         ("--iterations", a.iterations, 1, S.MAX_ITERATIONS, "500 times the paper's 20,000 for 40 moves"),
         ("--trials", a.trials, 1, S.MAX_TRIALS, "every chain's sequence is evaluated each iteration"),
-        ("--beam-width", a.beam_width, 1, S.MAX_BEAM_WIDTH, "every prefix kept is evaluated each move"),
+        ("--beam-width", cfg.beam_width, 1, S.MAX_BEAM_WIDTH, "every prefix kept is evaluated each move"),
         ("--beam-passes", a.beam_passes, 1, S.MAX_BEAM_PASSES, "each pass costs one beam's evaluations"),
         (
             "--beam-widen",
             a.beam_widen,
             1,
-            max(1, S.MAX_BEAM_WIDTH // a.beam_width),
-            f"--beam-width {a.beam_width} times it is at most {S.MAX_BEAM_WIDTH}, the widest beam",
+            max(1, S.MAX_BEAM_WIDTH // max(1, cfg.beam_width)),
+            f"--beam-width {cfg.beam_width} times it is at most {S.MAX_BEAM_WIDTH}, the widest beam",
         ),
         ("--patience", a.patience, 0, S.MAX_PATIENCE, "backtracking's budget, in beams' evaluations"),
         ("--cache-size", a.cache_size, 0, S.MAX_CACHE_SLOTS, "1.4 kB a slot, allocated at once: about 5.9 GB"),
@@ -619,7 +627,7 @@ def _check_infer_options(a: argparse.Namespace) -> None:
             raise ValueError(f"{option} {value}: must be from {low} to {high:,} ({why})")
     low, high = S.TEMPERATURES
     real = [
-        ("--beam-future", a.beam_future, 0.0, S.MAX_BEAM_FUTURE, "it weighs log-probabilities of order 1 to 10"),
+        ("--beam-future", cfg.beam_future, 0.0, S.MAX_BEAM_FUTURE, "it weighs log-probabilities of order 1 to 10"),
         ("--t-start", a.t_start, low, high, "the temperature divides differences of costs of order 0.01 to 100"),
         ("--t-end", a.t_end, low, high, "the temperature divides differences of costs of order 0.01 to 100"),
     ]
@@ -690,23 +698,23 @@ def cmd_infer_set(a: argparse.Namespace) -> int:
 
 
 def _infer_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--help-all", action=_HelpAll, help="show the research options too, and exit")
     s.add_argument(
         "position",
-        help="SGF: a position as setup stones (AB/AW, no moves), or a game record "
-        "without setup stones (its position after --moves moves)",
+        help="SGF: setup stones (AB/AW, no moves), or a game record without setup stones (its position after --moves)",
     )
     s.add_argument(
         "-o",
         "--output",
         default=None,
-        help="the ordered game record to write (SGF; keeps the input's komi and players); "
-        "default: none, the order is printed as a board of numbered stones",
+        help="the ordered game record to write (SGF, with the input's komi and players); "
+        "default: none, a board is printed",
     )
     s.add_argument(
         "--diagram",
         default=None,
-        help="draw the order as a Go book prints a game: each stone numbered, points played again listed "
-        "below, moves not at the game's move number ringed in red (with a record); .svg or .png; default: none",
+        help="draw the order as a Go book prints a game (.svg or .png): stones numbered, points played again "
+        "listed below, moves off the game's move number ringed in red; default: none",
     )
     s.add_argument(
         "--moves",
@@ -721,52 +729,70 @@ def _infer_options(s: argparse.ArgumentParser) -> None:
         nargs=2,
         metavar=("B", "W"),
         default=None,
-        help="with setup stones: the stones Black captured (white ones) and White captured before the position; "
-        "the answer then has captures (method beam). A record's prisoners come from its moves",
+        help="with setup stones: the white stones Black captured and the black stones White captured "
+        "before the position; a record's come from its moves",
     )
+    _player_options(s)
+
+
+#: moveorder infer's options a player uses; every other search option is a research option (--help-all).
+PLAYER_OPTIONS = ("help", "help_all", "position", "output", "diagram", "moves", "prisoners")
+PLAYER_OPTIONS += ("alternatives", "quality", "network")
+
+
+def _player_options(s: argparse.ArgumentParser) -> None:
+    """moveorder infer's --alternatives and --quality, then the search's options as research options:
+    left out of --help (:class:`_Help`), shown by --help-all; those a --quality preset sets default to it."""
+    s.add_argument(
+        "--alternatives",
+        type=_int_at_least(1),
+        default=1,
+        metavar="K",
+        help="write the K likeliest distinct orders found: the best as the main line, the others as "
+        "SGF variations saying how likely each is beside the best",
+    )
+    s.add_argument(
+        "--quality",
+        choices=tuple(S.QUALITIES),
+        default=S.DEFAULT_QUALITY,
+        help="; ".join(f"{name}: {text}" for name, (text, _) in S.QUALITIES.items()),
+    )
+    research = s.add_argument_group("research options (--quality sets --method, --beam-width, --beam-future)")
+    known = {a.dest for a in s._actions}
     _anneal_options(s)
+    for action in s._actions:
+        if action.dest not in known and action.dest not in PLAYER_OPTIONS:
+            action.research = True
+            s._optionals._group_actions.remove(action)
+            research._group_actions.append(action)
+        if action.dest in S.QUALITY_SETTINGS:
+            unset = not all(action.dest in preset for _, preset in S.QUALITIES.values())
+            default = f", else {action.default}" if unset else ""  # AnnealConfig's, where a preset sets none
+            action.default = None
+            action.help = action.help.replace("(default: %(default)s)", f"(default: the --quality preset's{default})")
+    s.usage = "%(prog)s POSITION [-o OUT.sgf] [options]"
+    s.epilog = "research options (search settings, precision, device, seeds): --help-all"
 
 
 @verb("infer", "infer how one position was played: SGF in, ordered SGF out", _infer_options)
 def cmd_infer(a: argparse.Namespace) -> int:
-    from moveorder.go import coords
-    from moveorder.report import diagram
-    from moveorder.search.inference import infer_position
+    from moveorder.report.answer import answer_position
 
-    _check_infer_options(a)
-    if a.diagram:
-        diagram.check_path(Path(a.diagram))
-    row = infer_position(
-        a.position,
+    cfg = _infer_config(a)
+    answer_position(
+        Path(a.position),
         Path(a.output) if a.output else None,
         a.moves,
-        _config_from(S.AnnealConfig, a),
+        cfg,
         lambda: _evaluator(a),
         a.network,
         a.precision,
         progress=not a.quiet,
         prisoners=a.prisoners,
+        alternatives=a.alternatives,
+        diagram_path=Path(a.diagram) if a.diagram else None,
     )
-    print(" ".join(coords.sgf_to_gtp(row["inferred"])))
-    print(f"LGM {row['lgm']:.4f}  ->  {a.output}" if a.output else f"LGM {row['lgm']:.4f}")
-    actual = _game_order(Path(a.position), a.moves)
-    fig = diagram.figure_data(row["inferred"], actual)
-    if a.diagram:  # before the board is printed: a reader that stops reading early does not lose the figure
-        diagram.save(fig, Path(a.diagram), title=f"{Path(a.position).name}: inferred order, LGM {row['lgm']:.4f}")
-    if actual is not None:
-        print(diagram.comparison_line(row["inferred"], actual))
-    if not a.output:
-        print(diagram.text_board(fig))
     return 0
-
-
-def _game_order(position: Path, moves):
-    """A game record's own first ``moves`` moves (SGF points; all without ``moves``); None for setup stones."""
-    from moveorder.data.records import read_sgf
-
-    rec = read_sgf(position.read_bytes(), str(position))
-    order = [rec.moves[i : i + 2] for i in range(0, len(rec.moves), 2)]
-    return (order[:moves] if moves else order) or None
 
 
 # --- KataGo -------------------------------------------------------------------------
@@ -1048,6 +1074,33 @@ class _Help(argparse.HelpFormatter):
             return text
         shown = " ".join(map(str, default)) if isinstance(default, (list, tuple)) else str(default)
         return f"{text} (default: {shown.replace('%', '%%')})".strip()
+
+    #: Whether the help shows options marked ``research`` (moveorder infer's search settings).
+    show_research = False
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        shown = [a for a in actions if self.show_research or not getattr(a, "research", False)]
+        super().add_usage(usage, shown, groups, prefix)
+
+    def add_argument(self, action: argparse.Action) -> None:
+        if self.show_research or not getattr(action, "research", False):
+            super().add_argument(action)
+
+
+class _HelpAllFormatter(_Help):
+    show_research = True
+
+
+class _HelpAll(argparse.Action):
+    """``--help-all``: the help with the research options too."""
+
+    def __init__(self, option_strings, dest, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=None, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.formatter_class = _HelpAllFormatter
+        parser.print_help()
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -255,6 +255,47 @@ MAX_BEAM_FUTURE = 100.0
 #: Temperatures of the annealing; they divide differences of costs of order 0.01 to 100.
 TEMPERATURES = (1e-6, 1e6)
 
+
+#: ``moveorder infer --quality``: the one-position tool's speed/quality presets, each a description
+#: (its help) and the search settings it sets (AnnealConfig fields); a setting given as an option
+#: overrides its preset's.  Measured (docs/benchmarks.md, 20 Pro positions of 20 moves): fast
+#: about 570 network evaluations a position, good about 8,700 and the likeliest orders of every
+#: method there, the paper's 5,000 iterations x 5 trials of the order of 500,000.
+QUALITIES: Dict[str, Tuple[str, Dict[str, object]]] = {
+    "fast": (
+        "ranked beam search, width 32 (seconds)",
+        {"method": "beam", "beam_width": 32, "beam_future": 1.0},
+    ),
+    "good": (
+        "ranked beam, width 512 (16x the work, likelier orders)",
+        {"method": "beam", "beam_width": 512, "beam_future": 1.0},
+    ),
+    "paper": (
+        "the paper's annealing, 5 trials of 5,000-20,000 iterations (slowest)",
+        {"method": "anneal"},
+    ),
+}
+#: The settings some preset sets: ``moveorder infer`` leaves their options at None unless given.
+QUALITY_SETTINGS = tuple(dict.fromkeys(k for _, preset in QUALITIES.values() for k in preset))
+#: The preset ``moveorder infer`` uses when none is named: the one place its default search is chosen.
+DEFAULT_QUALITY = "paper"
+
+
+def quality_values(quality: str, values: Mapping[str, object]) -> Dict[str, object]:
+    """The one-position tool's search settings, unchecked: preset ``quality``'s, then the options in
+    ``values`` (parsed options; a preset setting left at None was not given and keeps the preset's)."""
+    if quality not in QUALITIES:
+        raise ValueError(f"--quality {quality!r}: expected one of {', '.join(QUALITIES)}")
+    given = {k: v for k, v in values.items() if not (k in QUALITY_SETTINGS and v is None)}
+    defaults = {f.name: f.default for f in fields(AnnealConfig) if f.name in QUALITY_SETTINGS}
+    return {**defaults, **QUALITIES[quality][1], **given}
+
+
+def quality_config(quality: str, values: Mapping[str, object]) -> "AnnealConfig":
+    """:func:`quality_values` as an :class:`AnnealConfig`."""
+    return from_mapping(AnnealConfig, quality_values(quality, values))
+
+
 PRECISIONS = ("float32", "bfloat16", "tf32")
 #: Slots of the evaluator's position cache (each holds one distribution, 1.4 kB): 185 MB.
 CACHE_SLOTS = 1 << 17

@@ -230,11 +230,15 @@ def beam_starts(
 
 
 def beam_results(
-    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, future: float
+    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, future: float, keep: int = 1
 ) -> List[List["ChainResult"]]:
-    """Beam search alone, as one 'trial' per arrangement (the ``beam`` method)."""
-    found = beam_search(evaluator, arrangements, width, future=future)
-    return [[ChainResult(orders[0][0], orders[0][1])] for orders in found]
+    """Beam search alone, as one 'trial' per arrangement (the ``beam`` method).
+
+    ``keep`` > 1: each arrangement's list holds the beam's ``keep`` likeliest complete orders, best
+    first (fewer where its last move number held fewer prefixes); the first is the one ``keep`` 1 gives.
+    """
+    found = beam_search(evaluator, arrangements, width, keep=keep, future=future)
+    return [[ChainResult(seq, ll) for seq, ll in orders] for orders in found]
 
 
 # --- the annealer ---------------------------------------------------------------------------
@@ -288,20 +292,24 @@ def anneal(
     indices: Optional[Sequence[int]] = None,
     stats: Optional[AnnealStats] = None,
     progress=None,
+    keep: int = 1,
 ) -> List[List[ChainResult]]:
     """Run ``cfg.trials`` chains per arrangement; return, per arrangement, each trial's best solution.
 
     ``arrangements``: (black stones, white stones) as Leela Zero indices, all
     of one length.  ``indices``: each arrangement's index in its set, which
     keys its chains' randomness (default 0..len-1).  ``progress``: anything
-    with ``update(k)`` (a tqdm bar), told of every iteration.
+    with ``update(k)`` (a tqdm bar), told of every iteration.  ``keep``: with
+    method beam, the beam's ``keep`` likeliest complete orders per arrangement
+    (:func:`beam_results`) instead of its best alone; annealing ignores it
+    (:func:`distinct_orders` ranks its trials).
     """
     t0 = time.perf_counter()
     before = counters(evaluator)
     if arrangements:
         cfg = cfg.for_length(len(arrangements[0][0]) + len(arrangements[0][1]))
     if cfg.method == "beam":
-        out = beam_results(evaluator, arrangements, cfg.beam_width, cfg.beam_future)
+        out = beam_results(evaluator, arrangements, cfg.beam_width, cfg.beam_future, keep)
         if stats is not None:
             stats.seconds += time.perf_counter() - t0
             stats.add_evaluator(evaluator, before)
@@ -361,6 +369,21 @@ def anneal(
         [ChainResult(best[a * T + k], best_ll[a * T + k], accepted[a * T + k]) for k in range(T)]
         for a in range(len(arrangements))
     ]
+
+
+def distinct_orders(results: Sequence[ChainResult], k: int) -> List[Tuple[List[int], float]]:
+    """The ``k`` likeliest distinct orders among ``results`` (an arrangement's trials, or the beam's
+    orders), best first, with their log-likelihoods; fewer where fewer are distinct.
+
+    Ties go to the earlier result, so the first is the order :func:`max` over the results gives.
+    """
+    out: List[Tuple[List[int], float]] = []
+    seen = set()
+    for r in sorted(results, key=lambda r: -r.best_log_likelihood):  # stable: ties keep their order
+        if tuple(r.best) not in seen and len(out) < k:
+            seen.add(tuple(r.best))
+            out.append((list(r.best), r.best_log_likelihood))
+    return out
 
 
 # --- the exact optimum ------------------------------------------------------------------------

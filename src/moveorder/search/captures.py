@@ -546,6 +546,8 @@ def search(
     stats: Optional[SearchStats] = None,
     passes: int = _DEFAULTS.beam_passes,
     widen: int = _DEFAULTS.beam_widen,
+    keep: int = 1,
+    orders: Optional[List[List[Tuple[List[int], float]]]] = None,
 ) -> List[Optional[Tuple[List[int], float]]]:
     """The best sequence found for each problem and its log-likelihood, or None where none was found.
 
@@ -559,6 +561,12 @@ def search(
     by :func:`backtrack`, with up to ``patience`` times one pass's evaluations
     (``patience x width x moves``).  ``stats.unreachable`` counts the problems
     proven to have no sequence.
+
+    ``orders`` (a list): set to each problem's ``keep`` likeliest distinct
+    sequences found, best first, the first being the one returned (none where
+    None is); each pass keeps up to ``min(keep, width)`` complete sequences at
+    its last move, which leaves every pass's best, and so the answer, as with
+    ``keep`` 1.
     """
     if passes < 1:
         raise ValueError(f"passes {passes}: expected at least 1")
@@ -567,6 +575,7 @@ def search(
     estimates = [_no_estimates() for _ in problems]
     found: List[Optional[Tuple[List[int], float]]] = [None] * len(problems)
     searched: List[set] = [set() for _ in problems]  # the plans each problem was searched with
+    pool: List[list] = [[] for _ in problems]  # every complete sequence found, pass by pass
     for k in range(passes):
         plans = None if k == 0 else [None if r is None else capture_plan(r[0]) for r in found]
         if k == 0:
@@ -592,9 +601,11 @@ def search(
                 stats=stats,
                 estimates=[estimates[a] for a in members],
                 plans=None if plans is None else [plans[a] for a in members],
+                keep=min(keep, w),
             )
             for a, r in zip(members, sub):
-                again[a] = r
+                again[a] = r[:1]
+                pool[a].extend(r)
         found = [_likelier(r, a[0] if a else None) for r, a in zip(found, again)]
     for k, r in enumerate(found):
         if r is not None or patience < 1:
@@ -611,7 +622,20 @@ def search(
             stats.seconds += time.perf_counter() - t0
     if stats is not None:
         stats.not_found += sum(r is None for r in found)
+    if orders is not None:
+        orders[:] = [_distinct(best, others, keep) for best, others in zip(found, pool)]
     return found
+
+
+def _distinct(best, others, keep: int) -> List[Tuple[List[int], float]]:
+    """``best`` (or nothing if None), then the likeliest of ``others`` not already listed, up to ``keep`` in all."""
+    out = [] if best is None else [best]
+    seen = {tuple(m) for m, _ in out}
+    for moves, ll in sorted(others, key=lambda r: -r[1]):
+        if len(out) < keep and tuple(moves) not in seen:
+            seen.add(tuple(moves))
+            out.append((moves, ll))
+    return out
 
 
 def _likelier(old, new):

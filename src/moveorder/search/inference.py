@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,7 @@ from moveorder.data.records import RecordError, read_sgf, setup_points
 from moveorder.go import board as goboard
 from moveorder.go import coords
 from moveorder.nets.likelihood import PositionEvaluator
-from moveorder.search.anneal import AnnealConfig, AnnealStats, ChainResult, anneal, lgm
+from moveorder.search.anneal import AnnealConfig, AnnealStats, ChainResult, anneal, distinct_orders, lgm
 
 log = logging.getLogger(__name__)
 
@@ -407,12 +408,24 @@ def sgf_comment(
 
 
 def write_sgf(
-    path: Path, moves: Sequence[str], comment: str, komi: Optional[float] = None, black: str = "", white: str = ""
+    path: Path,
+    moves: Sequence[str],
+    comment: str,
+    komi: Optional[float] = None,
+    black: str = "",
+    white: str = "",
+    variations: Sequence[Tuple[Sequence[str], str]] = (),
 ) -> None:
     """A game record of ``moves`` (SGF points, Black first) with ``comment`` on the root.
 
     ``komi`` and the players' names ``black``/``white`` (PB/PW) are kept
     when given (the one-position tool passes the input record's).
+    ``variations``: other orders, each with a comment, as variations: an order
+    shares the moves it has in common with the main line (and with the
+    orders before it) and branches off at its first move of its own, which
+    carries its comment.  SGF editors mark that move as a variation of the
+    move played there, so a reader stepping through the main line sees
+    where each alternative leaves it, and no move is written twice.
     """
     game = sgf.Sgf_game(size=coords.SIZE)
     root = game.get_root()
@@ -428,6 +441,18 @@ def write_sgf(
     for i, m in enumerate(moves):
         node = node.new_child()
         node.set_move("bw"[i % 2], coords.to_sgfmill(coords.from_sgf(m)))
+    for order, note in variations:
+        node, commented = root, False
+        for i, m in enumerate(order):
+            move = ("bw"[i % 2], coords.to_sgfmill(coords.from_sgf(m)))
+            child = next((c for c in node if c.get_move() == move), None)
+            if child is None:
+                child = node.new_child()
+                child.set_move(*move)
+                if not commented:
+                    child.set("C", note)
+                    commented = True
+            node = child
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(game.serialise())
@@ -570,8 +595,16 @@ def infer_position(
     precision: str,
     progress: bool = True,
     prisoners: Optional[Sequence[int]] = None,
+    alternatives: int = 1,
 ) -> Dict:
     """The one-position tool: the order of play of ``position`` (an SGF file), written to ``output`` as SGF (if given).
+
+    ``alternatives``: the likeliest distinct orders the search found, up to
+    this many (the best first), go to the row's ``orders`` (:func:`ranked_orders`)
+    and to the SGF file, the others as variations (:func:`write_sgf`).  The
+    beam gives its likeliest complete orders, annealing its trials' distinct
+    best orders, the capture search those of its passes' last moves.  The
+    best order is the same whatever ``alternatives`` is.
 
     A position with captures (a record's, or setup stones with ``prisoners``:
     Black's, White's) is ordered by :func:`moveorder.search.captures.search`, with
@@ -599,6 +632,8 @@ def infer_position(
         if prisoners is None:
             raise
         raise ValueError(f"{err} (with --prisoners {pos.prisoners[0]} {pos.prisoners[1]})") from None
+    if alternatives < 1:
+        raise ValueError(f"{where}: --alternatives {alternatives}: must be at least 1")
     if output is not None:
         check_output(Path(output), Path(position))
     n = len(pos.black) + len(pos.white) + sum(pos.prisoners)
@@ -607,11 +642,13 @@ def infer_position(
     white = [coords.to_lz(p) for p in pos.white]
     ev = evaluator()  # the network is loaded (and refused, if it is none) before any progress is shown
     if any(pos.prisoners):
-        row = _infer_with_captures(ev, black, white, pos.prisoners, cfg, where, progress)
+        row = _infer_with_captures(ev, black, white, pos.prisoners, cfg, where, progress, alternatives)
     else:
         with progress_bar(cfg.iterations, "infer", enabled=progress) as bar:
-            trials = anneal(ev, [(black, white)], cfg, progress=bar)[0]
+            found = anneal(ev, [(black, white)], cfg, progress=bar, keep=alternatives)[0]
+        trials = found[:1] if cfg.method == "beam" else found  # the beam's one trial; the rest are alternatives
         row = best_of_trials(trials, n)
+        row["orders"] = ranked_orders(distinct_orders(found, alternatives), n)
     prisoners_note = f" Prisoners: Black {pos.prisoners[0]}, White {pos.prisoners[1]}." if any(pos.prisoners) else ""
     if output is None:
         return row
@@ -619,10 +656,14 @@ def infer_position(
         Path(output),
         row["inferred"],
         sgf_comment(row["lgm"], row["trial_lgms"], describe(network, cfg, precision), source=str(position))
-        + prisoners_note,
+        + "."
+        + prisoners_note
+        + " "
+        + orders_note(row["orders"], alternatives),
         komi=pos.komi,
         black=pos.black_player,
         white=pos.white_player,
+        variations=[(o["moves"], variation_note(o, k, row["orders"])) for k, o in enumerate(row["orders"]) if k],
     )
     return row
 
@@ -652,12 +693,72 @@ def check_length(pos: Position, where: str, given: bool) -> None:
     raise ValueError(f"{where}: the position after {n} moves: {limit}; give --moves {MAX_MOVES} or fewer")
 
 
-def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, where: str, progress: bool) -> Dict:
-    """:func:`moveorder.search.captures.search` for one position; ValueError naming ``where`` when it has no answer."""
+LGM_MEANING = (
+    "LGM: the geometric mean of the network's probability of each move of the order; higher is likelier. "
+    "It compares orders under one network only: an LGM from another network is not comparable."
+)
+
+
+def ranked_orders(orders: Sequence[Tuple[Sequence[int], float]], n: int) -> List[Dict]:
+    """Orders (Leela Zero indices, best first, with log-likelihoods) as dicts: ``moves`` (SGF points),
+    ``log_likelihood``, ``lgm`` and ``relative``, how likely each is beside the first: exp(ll - best ll)."""
+    best = orders[0][1]
+    return [
+        {"moves": coords.lz_to_sgf(seq), "log_likelihood": ll, "lgm": lgm(ll, n), "relative": math.exp(ll - best)}
+        for seq, ll in orders
+    ]
+
+
+def orders_note(orders: Sequence[Dict], asked: int) -> str:
+    """The root comment's account of the orders written: what LGM means, each alternative, and how many were found."""
+    parts = [LGM_MEANING]
+    if len(orders) > 1:
+        parts.append(
+            "The main line is the likeliest order found; the variations are the next likeliest: "
+            + "; ".join(f"{k + 1}. x{o['relative']:.4g}, LGM {o['lgm']:.4f}" for k, o in enumerate(orders) if k)
+            + "."
+        )
+    if asked > len(orders):
+        parts.append(
+            f"Asked for {asked} orders; the search found {len(orders)} distinct "
+            f"order{'s' if len(orders) > 1 else ''} (a wider beam or more trials find more)."
+        )
+    return " ".join(parts)
+
+
+def variation_note(order: Dict, k: int, orders: Sequence[Dict]) -> str:
+    """The comment at the first move of alternative ``k`` (0: the main line) of ``orders``."""
+    first = matching_prefix(order["moves"], orders[0]["moves"]) + 1
+    return (
+        f"Alternative {k + 1} of {len(orders)}: x{order['relative']:.4g} as likely as the main line "
+        f"(LGM {order['lgm']:.4f}, main line {orders[0]['lgm']:.4f}); it leaves the main line at move {first}."
+    )
+
+
+def orders_text(row: Dict, asked: int) -> str:
+    """The alternatives, for the terminal: one line each (GTP vertices), and how many were found."""
+    lines = [
+        f"alternative {k + 1}: x{o['relative']:.4g} as likely, LGM {o['lgm']:.4f}: "
+        + " ".join(coords.sgf_to_gtp(o["moves"]))
+        for k, o in enumerate(row["orders"])
+        if k
+    ]
+    if asked > len(row["orders"]):
+        lines.append(f"asked for {asked} orders; the search found {len(row['orders'])} distinct")
+    return "\n".join(lines)
+
+
+def _infer_with_captures(
+    evaluator, black, white, prisoners, cfg: AnnealConfig, where: str, progress: bool, keep: int = 1
+) -> Dict:
+    """:func:`moveorder.search.captures.search` for one position; ValueError naming ``where`` when it has no answer.
+
+    ``keep``: the row's ``orders`` holds up to that many distinct sequences found, best first."""
     from moveorder.search import captures
 
     problem = captures.Problem(tuple(sorted(black)), tuple(sorted(white)), int(prisoners[0]), int(prisoners[1]))
     stats = captures.SearchStats()
+    orders: list = []
     # The bar counts network evaluations against the most the search may spend: each pass's beam
     # (a later one up to beam_widen times as wide) and the backtracking's patience.
     width, n = cfg.beam_width, problem.moves
@@ -682,6 +783,8 @@ def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, 
                 stats=stats,
                 passes=cfg.beam_passes,
                 widen=cfg.beam_widen,
+                keep=keep,
+                orders=orders,
             )
         finally:
             del likelihood.probs_of_planes
@@ -698,7 +801,9 @@ def _infer_with_captures(evaluator, black, white, prisoners, cfg: AnnealConfig, 
             f"{cfg.patience}); a wider --beam-width, more --beam-passes (with --beam-widen) or a larger "
             "--patience searches further"
         )
-    return best_of_trials([ChainResult(found[0], found[1])], problem.moves)
+    row = best_of_trials([ChainResult(found[0], found[1])], problem.moves)
+    row["orders"] = ranked_orders(orders[0], problem.moves)
+    return row
 
 
 def check_output(output: Path, position: Optional[Path] = None) -> None:

@@ -1,0 +1,81 @@
+"""moveorder infer's help for players (short), --help-all for every option, and the --quality presets."""
+
+import argparse
+
+import pytest
+
+from moveorder import cli
+from moveorder import settings as S
+
+PLAYER = ["--moves", "--prisoners", "--output", "--diagram", "--alternatives", "--network", "--quality", "--help-all"]
+RESEARCH = ["--iterations", "--trials", "--t-start", "--t-end", "--schedule", "--neighbour", "--init", "--seed"]
+RESEARCH += ["--beam-width", "--beam-future", "--beam-passes", "--method", "--precision", "--cache-size"]
+
+
+def help_text(capsys, monkeypatch, flag):
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit) as done:
+        cli.main(["infer", flag])
+    assert done.value.code == 0
+    return capsys.readouterr().out
+
+
+def infer_parser():
+    sub = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices["infer"]
+
+
+def test_short_help_is_for_players(capsys, monkeypatch):
+    text = help_text(capsys, monkeypatch, "--help")
+    assert len(text.splitlines()) < 40
+    assert "position" in text
+    for option in PLAYER:
+        assert option in text, option
+    for option in RESEARCH:
+        assert option not in text, option
+    for name in S.QUALITIES:
+        assert f"{name}:" in text  # each preset said in words
+
+
+def test_help_all_names_every_option(capsys, monkeypatch):
+    text = help_text(capsys, monkeypatch, "--help-all")
+    options = [o for a in infer_parser()._actions for o in a.option_strings if o.startswith("--")]
+    assert len(options) > 25
+    for option in options:
+        assert option in text, option
+    assert "research options" in text
+    research = text[text.index("research options (") :]
+    for option in RESEARCH:
+        assert option in research, option
+    listed = [line.split()[0] for line in research.split("\n\n")[0].splitlines()[1:] if line.startswith("  -")]
+    assert set(RESEARCH) <= set(listed) and not set(PLAYER) & set(listed)
+
+
+def parsed(*args):
+    a = cli.build_parser().parse_args(["infer", "pos.sgf", *args])
+    return S.quality_config(a.quality, vars(a))
+
+
+def test_quality_presets_and_options_that_override_them():
+    # The default preset keeps today's search: the paper's annealing (AnnealConfig's defaults).
+    assert S.DEFAULT_QUALITY == "paper"
+    default = parsed()
+    assert default == S.AnnealConfig()
+    assert (default.method, default.beam_width, default.trials, default.iterations) == ("anneal", 32, 5, None)
+    fast = parsed("--quality", "fast")
+    assert (fast.method, fast.beam_width, fast.beam_future) == ("beam", 32, 1.0)
+    good = parsed("--quality", "good")
+    assert (good.method, good.beam_width) == ("beam", 512)
+    # A setting given explicitly wins over the preset's; --method anneal stays the paper's annealing.
+    assert parsed("--quality", "good", "--beam-width", "64").beam_width == 64
+    assert parsed("--quality", "fast", "--method", "anneal") == S.AnnealConfig()
+    assert parsed("--method", "beam") == S.AnnealConfig(method="beam")
+    assert parsed("--quality", "fast", "--beam-future", "0").beam_future == 0.0
+    # Research options keep their meaning under every preset.
+    assert parsed("--quality", "fast", "--trials", "3", "--seed", "7").trials == 3
+
+
+def test_a_bad_quality_is_an_argparse_error(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["infer", "pos.sgf", "--quality", "best"])
+    assert "--quality: invalid choice: 'best'" in capsys.readouterr().err
