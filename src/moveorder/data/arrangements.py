@@ -61,7 +61,7 @@ class Arrangement:
 def clip(record: Record, n: int, set_name: str) -> Arrangement:
     """The arrangement after the first ``n`` moves of a record: the stones standing and the prisoners taken.
 
-    The moves are replayed on the board (:mod:`moveorder.board`), so a
+    The moves are replayed on the board (:mod:`moveorder.go.board`), so a
     record with captures gives the stones left and the prisoner counts; one
     without gives every move's stone and prisoners ``[0, 0]``.  A pass or an
     illegal move before move ``n`` raises ValueError naming the record and the move.

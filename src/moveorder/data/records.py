@@ -13,7 +13,7 @@ captures, passes, handicap and short games are fine, since training
 positions are board states.
 :func:`scan` does both for every SGF file below a folder and counts every
 rejection by reason; a broken file is a counted rejection, never a crash.
-:mod:`moveorder.tygem` reads the Tygem dataset's one-game-a-line files into
+:mod:`moveorder.data.tygem` reads the Tygem dataset's one-game-a-line files into
 the same records and checks them with the same :func:`check_read`.
 
 Records are stored as JSON lines; ``moves`` is one string of two-letter SGF

@@ -1,7 +1,7 @@
 """The Go board: stones, captures and legality.
 
 A :class:`Board` holds the stones of one position as a flat list in the
-top-row-first order of :mod:`moveorder.coords` (``EMPTY``, ``BLACK`` or
+top-row-first order of :mod:`moveorder.go.coords` (``EMPTY``, ``BLACK`` or
 ``WHITE`` at each point).  :meth:`Board.play` places a stone, removes
 captured groups and raises :class:`IllegalMove` for an occupied point,
 suicide or a simple-ko retake.  Records are replayed through it to find

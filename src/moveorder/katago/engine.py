@@ -27,7 +27,7 @@ with two threads sharing the cache (8 visits; 106 s against 107 s at 100).
 the fast, unrepeatable way for a GPU.
 
 :func:`opencl_tuning` picks the OpenCL tuning KataGo is given: on a CPU, the
-file :mod:`moveorder.katago_install` writes (KataGo's own tuning takes over 20
+file :mod:`moveorder.katago.install` writes (KataGo's own tuning takes over 20
 minutes there); on a GPU none, so KataGo tunes for that GPU (once, kept in its
 home folder), or a tuning file of the user's.
 

@@ -309,7 +309,7 @@ def analyse_actual_file(
 def katago_devices(work: Path, gpu: bool) -> Optional[str]:
     """The OpenCL devices KataGo's processes used (from their stderr logs in ``work``), comma-separated;
     None where no log names one.  On a machine with a GPU, a CPU device is logged as a warning: KataGo's
-    OpenCL loader sees no GPU platform there (see :mod:`moveorder.katago`)."""
+    OpenCL loader sees no GPU platform there (see :mod:`moveorder.katago.engine`)."""
     names = set()
     for path in sorted(Path(work).glob("stderr-*.log")):
         name = opencl_device(path.read_text(encoding="utf-8", errors="replace"))

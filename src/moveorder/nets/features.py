@@ -1,7 +1,7 @@
 """Leela Zero's 18 input planes, for every prefix of many sequences at once.
 
 Every plane is a 19x19 grid in **Leela Zero order**: plane index ``k`` holds
-point ``coords.from_lz(k)``, bottom row first (see :mod:`moveorder.coords`).
+point ``coords.from_lz(k)``, bottom row first (see :mod:`moveorder.go.coords`).
 
 =========  ======  ==========================================================
 planes     count   meaning (for the position where move ``i`` is to be played)
@@ -31,7 +31,7 @@ Builders:
 * :func:`board_history_planes` takes explicit board states (games with
   captures: the reference for training's batched planes), and
   :func:`history_stack_planes` many such histories at once (the search
-  with captures, :mod:`moveorder.captures`).
+  with captures, :mod:`moveorder.search.captures`).
 
 Position codes (``(M, 362)`` uint8, points in Leela Zero order, then the side):
 

@@ -3,7 +3,7 @@
 Everything that needs the probability of a move (annealing, the greedy start,
 the exact solver, the actual sequences' LGMs, the one-position tool) goes
 through :meth:`PolicyLikelihood.probs_of_codes`: network input (position
-codes, :mod:`moveorder.features`) -> planes -> network -> softmax over all 362
+codes, :mod:`moveorder.nets.features`) -> planes -> network -> softmax over all 362
 outputs (the paper's definition), optionally averaged over the 8 symmetries,
 and with ``legal_only=True`` renormalised over the empty points and pass.
 
@@ -18,7 +18,7 @@ its network batch (batches have one fixed size, padded).
 
 The model behind it is any file :func:`moveorder.nets.networks.load_policy` reads: a Leela Zero
 weights file (``.txt``, ``.txt.gz``, ``.zip``; the paper's ``best_v1``) or
-a checkpoint (``.pt``) from :mod:`moveorder.train`.
+a checkpoint (``.pt``) from :mod:`moveorder.nets.train`.
 """
 
 from __future__ import annotations

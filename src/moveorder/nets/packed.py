@@ -23,7 +23,7 @@ the GPU, from arrays already there), the same planes, bit for bit, as
 symmetries and targets for the same draws.  So a network trained from the packed pool is
 the network trained from its JSONL pool with the same settings.
 
-The capture numbers are found once, by replaying each record through :mod:`moveorder.board`
+The capture numbers are found once, by replaying each record through :mod:`moveorder.go.board`
 (:func:`pack_records`, ``moveorder pack-pool``), and the file is an ``.npz``.
 """
 

@@ -1,6 +1,6 @@
 """Training a human-move policy network (Leela Zero architecture) on a training pool.
 
-The pool is a JSONL file of records (:mod:`moveorder.records`), written by
+The pool is a JSONL file of records (:mod:`moveorder.data.records`), written by
 the data stage with every evaluation game left out: every record usable for
 training, handicap games (their setup stones are the first board) and games
 with captures and passes included.  Games are split into train and held-out
@@ -11,7 +11,7 @@ built for a whole batch at once by :class:`PositionSampler`; optionally one
 of the 8 symmetries drawn per sample), the policy target is the move played
 and, with the value head on, the value target is the game's result from the
 side to move (games with no result train the policy only).  A pool packed by
-``moveorder pack-pool`` (``.npz``, :mod:`moveorder.packed`) gives the same
+``moveorder pack-pool`` (``.npz``, :mod:`moveorder.nets.packed`) gives the same
 positions, planes and network, its batches made on the training device
 (:func:`samplers`).  Loss =
 cross-entropy + ``value_weight`` x MSE.  The learning rate warms up linearly
@@ -384,7 +384,7 @@ def split_games(records: List[Record], fraction: float, seed: int) -> Tuple[List
 
 def samplers(pool: Path, fraction: float, seed: int, dev: torch.device, max_move: int = 0) -> Tuple[object, object]:
     """The train and held-out samplers of a pool: a JSONL pool replayed into :class:`PositionSampler`
-    (batches made on the host), a packed one (``.npz``, :mod:`moveorder.packed`) into
+    (batches made on the host), a packed one (``.npz``, :mod:`moveorder.nets.packed`) into
     :class:`moveorder.nets.packed.PackedSampler` (batches made on ``dev``).  The same games and
     positions either way; ``max_move``: only the positions before each game's move ``max_move``
     (0: every position)."""

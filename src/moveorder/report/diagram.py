@@ -22,7 +22,7 @@ infers).
 With the game's own order (``actual``), a move whose place in the inferred
 order differs from the game's (a point not played at that move number in the
 game) is marked: a red ring on its stone, a red note, a ``*`` in the text
-board.  Points and coordinates follow :mod:`moveorder.coords`: columns
+board.  Points and coordinates follow :mod:`moveorder.go.coords`: columns
 ``A``-``T`` without ``I``, rows 1-19 from the bottom.
 """
 

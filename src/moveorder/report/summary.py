@@ -4,9 +4,9 @@ Input: for each set and length, the inference table (``infer-set``) and the
 scoring table (``score``), and the network each set was inferred with.
 Output: ``summary.csv`` / ``summary.md`` (one row per set and length, naming
 the network and dataset; with the cross-level tables of
-:mod:`moveorder.cross_level` when given), ``paper_comparison.md`` (our
+:mod:`moveorder.report.cross_level` when given), ``paper_comparison.md`` (our
 numbers beside the paper's, column by column) and the figures of
-:mod:`moveorder.plots`, every panel titled with its set, length and network.
+:mod:`moveorder.report.plots`, every panel titled with its set, length and network.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def make_report(
 ) -> pd.DataFrame:
     """Write the summary, the paper comparison and every figure; ``network``: one name, or one per set.
 
-    ``cross_level``: the markdown of :mod:`moveorder.cross_level`, appended to ``summary.md``.
+    ``cross_level``: the markdown of :mod:`moveorder.report.cross_level`, appended to ``summary.md``.
     """
     loaded = [(s, n, pd.read_csv(i), pd.read_csv(c)) for s, n, i, c in entries]
     paper = yaml.safe_load(Path(paper_path).read_text())

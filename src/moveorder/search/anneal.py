@@ -3,7 +3,7 @@
 A *solution* for an arrangement is a sequence of its stones in which colours
 alternate, Black first.  Its cost is ``1 / LGM``, the inverse of the
 geometric mean of ``P(m_i | s_{i-1})`` over the sequence.  Sequences are rows
-of Leela Zero indices (:mod:`moveorder.coords`); Black's stones sit at even
+of Leela Zero indices (:mod:`moveorder.go.coords`); Black's stones sit at even
 positions.
 
 Neighbours (each gives, per chain, a permutation of positions and the range

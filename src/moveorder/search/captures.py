@@ -10,7 +10,7 @@ stones and its captures add up exactly to the prisoner counts.  It has
 ``black + white + prisoners_black + prisoners_white`` moves: every captured
 stone was once played.
 
-Search: the ranked beam of :mod:`moveorder.beam`, on the real board.  A
+Search: the ranked beam of :mod:`moveorder.search.beam`, on the real board.  A
 prefix's move for colour ``c`` is either a *final stone* (a point where the
 position has a ``c`` stone, empty now) or a *doomed stone* (any other empty
 point: the rest of the sequence must capture it), the latter only while
@@ -46,7 +46,7 @@ where none was, it may search with a wider beam (``widen``: evaluations spent
 only on the problems not answered yet).  With the plan
 the doomed-set tier has nothing to spread, so such a problem is ranked by
 :data:`PLAN_TIERS`.  The likelier of the orders found is kept.  Boards are in the
-top-row-first flat order of :mod:`moveorder.board`; moves in and out are
+top-row-first flat order of :mod:`moveorder.go.board`; moves in and out are
 Leela Zero indices.
 
 The annealer and the exact solver handle capture-free positions only; a

@@ -18,9 +18,9 @@ name               what it is
                    default: fast on a CPU
 ``tygem-6x128``    Leela Zero's shape (6 x 128, like ``best_v1``), trained on
                    the same Tygem games on a GPU (``config/tygem-gpu.yaml``,
-                   3.4 minutes on an H200): about 10 points more top-1 on every
-                   level, at about 24 times the arithmetic of ``tygem`` per
-                   position
+                   then further stages; ``tygem-6x128.json`` records each):
+                   about 10 points more top-1 on every level, at about 24
+                   times the arithmetic of ``tygem`` per position
 =================  ===========================================================
 """
 
