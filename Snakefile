@@ -43,6 +43,7 @@ rule all:
         scoring_targets(),
         "results/summary.md",
         "results/paper_comparison.md",
+        method_report_targets(),
         sweep_targets(),
     default_target: True
 

@@ -226,8 +226,24 @@ def run_path(run, dataset, n, suffix):
     return os.path.join("results", "inferred", run_name(run, n, dataset), dataset, f"{n}m{suffix}")
 
 
+# `inference.also_methods`: the main experiment again with another search (the same networks and settings
+# otherwise), each scored and reported on its own (results/methods/METHOD/).
+ALSO_METHODS = list(config["inference"].get("also_methods", []))
+if config["inference"]["method"] in ALSO_METHODS:
+    raise ValueError(f"config: inference.also_methods repeats the main method {config['inference']['method']!r}")
+if config["selection"]["captures"] != "forbidden" and any(m != "beam" for m in ALSO_METHODS):
+    raise ValueError("config: positions with captures are ordered by the beam alone; inference.also_methods "
+                     f"has {ALSO_METHODS}")
+
+
+def method_runs():
+    """The main method and each of `inference.also_methods` -> its run overrides (none for the main one)."""
+    return {config["inference"]["method"]: {}, **{m: {"method": m} for m in ALSO_METHODS}}
+
+
 def inference_targets():
-    return [run_path(main_run(s), s, n, ".csv") for s in config["sets"] for n in LENGTHS]
+    return [run_path(main_run(s, **o), s, n, ".csv") for o in method_runs().values()
+            for s in config["sets"] for n in LENGTHS]
 
 
 def cross_level_runs():
@@ -269,7 +285,12 @@ def score_path(run, dataset, n, suffix=".csv"):
 
 
 def scoring_targets():
-    return [score_path(main_run(s), s, n) for s in config["sets"] for n in LENGTHS]
+    return [score_path(main_run(s, **o), s, n) for o in method_runs().values()
+            for s in config["sets"] for n in LENGTHS]
+
+
+def method_report_targets():
+    return [f"results/methods/{m}/paper_comparison.md" for m in ALSO_METHODS]
 
 
 # Sweeps (moveorder.report.sweeps reads and checks the files): each combination is the main run with its
