@@ -52,3 +52,12 @@ rule data:
     """The data stage alone: downloads, filter reports, arrangements and training pools."""
     input:
         data_targets(),
+
+
+rule length:
+    """Everything of one length (`snakemake results/lengths/20m.done`): each method's inference and scoring of
+    every set at n moves, and the sweeps whose runs are all at n; a stage that fits a short machine lease."""
+    input:
+        lambda w: length_targets(int(w.n)),
+    output:
+        touch("results/lengths/{n}m.done"),

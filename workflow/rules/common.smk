@@ -322,6 +322,16 @@ def sweep_targets():
     return [f"results/sweeps/{name}/summary.csv" for name in SWEEPS]
 
 
+def length_targets(n):
+    """Every inference and scoring target at n moves, and the summaries of the sweeps run at n alone."""
+    if n not in LENGTHS:
+        raise ValueError(f"no length {n} in selection.lengths {LENGTHS}")
+    runs = [(main_run(s, **o), s) for o in method_runs().values() for s in config["sets"]]
+    out = [p for r, s in runs for p in (run_path(r, s, n, ".csv"), score_path(r, s, n))]
+    return out + [f"results/sweeps/{name}/summary.csv" for name, sweep in SWEEPS.items()
+                  if all(int(r["n"]) == n for r in sweep["runs"])]
+
+
 def training_pool(wildcards):
     """The pool train_policy reads: the data stage's JSONL, or (training.packed) the same packed for a
     GPU by pack_pool, whose batches are made on the device."""
