@@ -32,23 +32,29 @@
 # (config/gpu-rehearsal.yaml over config/gpu.yaml, gpu_check.py --cpu-stands-in), to rehearse the script.
 #
 # Planned GPU calls (one H200, 16 cores; 15 minutes of device time in all, start-up included). What
-# travels each call: the working tree, plus the carried paths below (ignored by git; made by `pack`):
-#   1. carry .whl gpu/bundle/katago gpu/bundle/mirror (~29 MiB): `bash scripts/gpu_run.sh setup check s20 ship`,
-#      timeout 560 s. Estimated: setup 0.5 min; check 1.5 min (batch rates, bookkeeping, infer beam + SA
-#      against the CPU, 200 training steps); data stage 1.5 min; the two fine-tunings under a minute (18 s
-#      each measured); the 20-move inference: the beam 1.5 min (72 s for 200 arrangements measured), the
-#      paper's SA (500 chains x 5,000 iterations a set) and the sweeps' 4 more SA runs at Pro20: not measured,
-#      estimated 1-3 min a run (4 at a time). No KataGo model yet: inference alone.
-#   2. carry gpu/bundle/models (36.5 MiB; what call 1 left stays while the machine is warm):
-#      `bash scripts/gpu_run.sh s20 ship`, timeout 420 s: what call 1 did not finish, then KataGo (b10c384,
-#      100 visits, 16 threads sharing its batches): its OpenCL tuning on first use (1-2 min), then the
-#      20-move sets' 8,200 actual and about 8,000 new inferred positions (not measured on this model at
-#      100 visits: several minutes).
-#   Left for a longer GPU allocation (does not fit the 15 minutes): `s40` (the paper's SA at 20,000
-#   iterations x 5 trials on 100 arrangements of 40 moves a set: estimated 15-30 min a set; the beam about
-#   3 min for both), then `all` (KataGo on the 40-move sets, figures, comparisons), then `ship`.
-#   Where the machine lacks numpy, pandas or matplotlib (the setup stage names what it installed), carry
-#   gpu/wheels-plot as well.
+# travels each call: the working tree, plus the carried paths below (ignored by git; made by `pack`:
+# .whl 17 MiB, gpu/bundle/katago 2.7, gpu/bundle/mirror 13, gpu/bundle/models 37, gpu/wheels-plot 52).
+# The rehearsal on a loaded 2-core CPU (`--cpu-stands-in setup check s20 s40 all ship`): setup 21 s,
+# check 320 s, s20 562 s cut + 178 s resumed, s40 281 s, all 100 s, ship 5 s.
+#   1. carry .whl gpu/bundle/katago gpu/bundle/mirror (~33 MiB), timeout 520 s:
+#      `STAGE_SECONDS=330 bash scripts/gpu_run.sh setup check s20 ship`. Estimated: setup 0.5 min; check
+#      1.5-2 min; then s20 (cut at 5.5 min): data 1.5 min, pack-pool + the two fine-tunings about 1 min (18 s a
+#      network measured), the beam's 20-move sets about 1 min (72 s for 200 arrangements measured), and the
+#      annealing's first minutes (no KataGo model yet: inference alone). Brings back the check, the
+#      networks and what finished.
+#   2. carry gpu/bundle/models (what call 1 left stays while the machine is warm), timeout 220 s
+#      (start-up and call 1 leave about 4 minutes):
+#      `STAGE_SECONDS=180 bash scripts/gpu_run.sh s20 ship`: more of the annealing, and KataGo (b10c384, 100
+#      visits, 16 threads sharing its batches; OpenCL tuning on first use, 1-2 min) on what is inferred.
+#   Not in 15 minutes: the annealing at the paper's budget. It asks about 16 positions a chain-iteration at
+#   20 moves and 27 at 40 (bench/anneal.py's bookkeeping, in the check), so 500 chains x 5,000 iterations
+#   are 40 million positions of the 6 x 128 (about 1.3 GFLOP each) a 20-move set and 500 x 20,000 are 270
+#   million a 40-move set: at an estimated 100,000 positions a second in TF32, about 7 min a 20-move run
+#   (2 of them, and 4 more for the sweeps) and 45 min a 40-move run (2), over 2 hours of one GPU in all,
+#   unmeasured. So the whole configuration is a job for a longer allocation: `STAGE_SECONDS=36000 bash
+#   scripts/gpu_run.sh setup check s20 s40 all ship` (or snakemake itself, as in config/gpu.yaml).
+#   Where the machine lacks numpy, pandas or matplotlib (setup names what it installed, and refuses
+#   where an import fails), carry gpu/wheels-plot as well (52 MiB: in a call of its own).
 set -euo pipefail
 REPO=$(pwd)
 CPU=0

@@ -248,7 +248,7 @@ def job_counts(output):
 def test_the_gpu_config_is_the_papers_experiment_with_both_searches(tmp_path):
     """config/gpu.yaml: the Fox pro and KGS pools packed without their handicap games, the shipped tygem-6x128
     fine-tuned on their first 60 moves; each set and length ordered by the paper's SA (5,000 / 20,000 x 5) and
-    by the ranked beam (W 512), both scored with b10c384 at 100 visits and reported, the SA in results/ and the
+    by the ranked beam (W 512), both in TF32 and scored with b10c384 at 100 visits and reported, the SA in results/ and the
     beam in results/methods/beam/; the two ablations. even_only without packed is refused with the reason."""
     proc = run_snakemake(
         tmp_path, "-n", "-p", "--configfile", str(REPO / "config/gpu.yaml"), "--config", f"mirror={MIRROR}"
@@ -283,7 +283,7 @@ def test_the_gpu_config_is_the_papers_experiment_with_both_searches(tmp_path):
     assert {c.split("--pool ")[1].split()[0] for c in trains} == {"data/pool/pro.npz", "data/pool/kgs.npz"}
     infers = [c for c in cmds if c.startswith("moveorder infer-set")]
     beams = [c for c in infers if "--method beam --beam-width 512" in c]
-    assert len(beams) == 4 and all("/beam512f1/" in c for c in beams)
+    assert len(beams) == 4 and all("/beam512f1-tf32/" in c and "--precision tf32" in c for c in beams)
     sa = [c for c in infers if "--method anneal" in c and "--init greedy --neighbour mix" in c]
     assert sorted(c.split("--iterations ")[1].split()[0] for c in sa) == ["20000", "20000", "5000", "5000"]
     assert all("--trials 5" in c for c in sa)
