@@ -291,6 +291,20 @@ def test_the_gpu_config_is_the_papers_experiment_with_both_searches(tmp_path):
     scores = [c for c in cmds if c.startswith("moveorder score")]
     assert all("b10c384" in c and "--visits 100" in c for c in scores)
     assert "results/methods/beam/paper_comparison.md" in out
+    # one length alone (scripts/gpu_run.sh's stages): both searches of both sets and the sweeps, at 20 moves
+    stage = run_snakemake(
+        tmp_path,
+        "-n",
+        "--configfile",
+        str(REPO / "config/gpu.yaml"),
+        "--config",
+        f"mirror={MIRROR}",
+        "--",
+        "results/lengths/20m.done",
+    )
+    counts = job_counts(stage.stdout + stage.stderr)
+    assert (counts["infer"], counts["score"], counts["sweep_summary"], counts["length"]) == (8, 4, 2, 1)
+    assert "figures" not in counts and "method_figures" not in counts
     cfg = tmp_path / "bad.yaml"
     cfg.write_text(yaml.safe_dump({"training": {"even_only": True}}))
     out = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
