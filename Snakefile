@@ -56,7 +56,7 @@ rule data:
 
 rule length:
     """Everything of one length (`snakemake results/lengths/20m.done`): each method's inference and scoring of
-    every set at n moves, and the sweeps whose runs are all at n; a stage that fits a short machine lease."""
+    every set at n moves, and the sweeps whose runs are all at n: a run in stages (scripts/gpu_run.sh)."""
     input:
         lambda w: length_targets(int(w.n)),
     output:
