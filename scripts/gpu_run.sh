@@ -179,7 +179,8 @@ stage_setup() {
     cp "$BUNDLE"/katago/*.so* "$k/"
     printf '#!/bin/sh\nexport LD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"\nexec "%s/katago.bin" "$@"\n' "$k" "$k" > "$k/katago"
     chmod +x "$k/katago"
-    moveorder install-katago --dest "$WORK/tools/katago" --binary "$k/katago"
+    # once: a new wrapper or tuning file would make the workflow score everything again
+    [ -x "$WORK/tools/katago/bin/katago" ] || moveorder install-katago --dest "$WORK/tools/katago" --binary "$k/katago"
     link_models
     "$WORK/tools/katago/bin/katago" version | head -n 1
 }
@@ -187,7 +188,8 @@ stage_setup() {
 link_models() {  # the carried models into the run's tools/katago/models (they come in a later call too)
     mkdir -p "$WORK/tools/katago/models"
     for m in "$BUNDLE"/models/*.bin.gz "$BUNDLE"/mirror/github.com/lightvector/KataGo/raw/master/cpp/tests/models/*.bin.gz; do
-        [ -f "$m" ] && ln -sf "$m" "$WORK/tools/katago/models/$(basename "$m")"
+        # a link made again would be newer than the scores made with it
+        [ -f "$m" ] && [ ! -e "$WORK/tools/katago/models/$(basename "$m")" ] && ln -s "$m" "$WORK/tools/katago/models/"
     done
     return 0
 }
