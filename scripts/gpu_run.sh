@@ -15,7 +15,8 @@
 #            a moveorder command, NVIDIA's OpenCL for KataGo; the GPU and torch reported, and a torch that
 #            sees no CUDA device refused), then KataGo unpacked into the run's tools/katago with
 #            `moveorder install-katago --binary`, with the models carried
-#   check    bench/gpu_check.py (CHECK_SKIP: steps to skip, default "tests position": pytest is not carried)
+#   check    bench/gpu_check.py (CHECK_SKIP: steps to skip, default "tests position", for time; CHECK_SKIP=position
+#            runs the `gpu` tests too, with the pytest carried in .whl/)
 #   s20, s40 the workflow's `results/lengths/Nm.done`: every set's inference at N moves by both searches
 #            (the sweeps at N too), and their KataGo scoring where the model is there (else inference alone)
 #   all      the whole configuration: what is left, the figures, the paper comparisons, the sweeps' tables
@@ -104,7 +105,7 @@ env = {"python_version": "3.12", "python_full_version": "3.12.0", "sys_platform"
        "platform_python_implementation": "CPython", "extra": ""}
 skip = {"torch", "triton", "pulp", "setuptools", "pip", "wheel"}  # pulp: snakemake's ILP scheduler (greedy here)
 seen, todo = {}, ["snakemake", "sgfmill", "requests", "py7zr", "tqdm", "jsonschema", "pyyaml", "tabulate",
-                  "pandas", "matplotlib", "numpy"]
+                  "pandas", "matplotlib", "numpy", "pytest"]
 while todo:
     n = norm(todo.pop())
     if n in seen or n in skip or n.startswith("nvidia-"):
