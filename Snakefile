@@ -43,6 +43,7 @@ rule all:
         scoring_targets(),
         "results/summary.md",
         "results/paper_comparison.md",
+        method_report_targets(),
         sweep_targets(),
     default_target: True
 
@@ -51,3 +52,12 @@ rule data:
     """The data stage alone: downloads, filter reports, arrangements and training pools."""
     input:
         data_targets(),
+
+
+rule length:
+    """Everything of one length (`snakemake results/lengths/20m.done`): each method's inference and scoring of
+    every set at n moves, and the sweeps whose runs are all at n: a run in stages (scripts/gpu_run.sh)."""
+    input:
+        lambda w: length_targets(int(w.n)),
+    output:
+        touch("results/lengths/{n}m.done"),

@@ -2,6 +2,17 @@
 
     python bench/gpu_check.py [--out gpu-check.md] [--network PATH] [--arrangements PATH.jsonl]
                               [--katago tools/katago/bin/katago --katago-model MODEL.bin.gz] [--skip STEP ...] [--paper]
+    python bench/gpu_check.py --prepare-only --env-file ENV.sh     # a bare GPU machine made ready, nothing checked
+
+First it makes a bare machine ready (``--prepare-only``: that alone; scripts/gpu_run.sh calls it so, then
+sources the ``--env-file`` it writes): the wheels of ``.whl/`` whose distributions the machine's Python
+lacks are installed into ``--site`` (``pip --no-index --no-deps --target``; torch and its CUDA libraries
+are never among them: the machine's own torch is used, and whether it sees CUDA is reported); a
+``moveorder`` command for the workflow's jobs (``--site``/bin); and NVIDIA's OpenCL for KataGo: where a
+``libnvidia-opencl.so*`` exists, an ``.icd`` file naming it in ``--opencl-vendors`` and
+``OCL_ICD_VENDORS`` set to that folder (a lent image's /etc/OpenCL/vendors may list pocl and not
+NVIDIA, and KataGo then runs on the CPU beside an idle GPU). It prints the GPU (nvidia-smi), torch, its
+CUDA, and the cores.
 
 Run it on a machine with a CUDA device after ``bash scripts/setup.sh`` (a CUDA build of torch in the
 venv: ``pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cu128``, or the wheel your
@@ -34,22 +45,147 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import glob
+import importlib.metadata
 import json
+import os
+import re
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-import torch
-
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO.parent / "shared/data/fixtures/leelaz-0k-1x8.txt.gz"
-PRO2 = REPO.parent / "shared/data/mirror/github.com/featurecat/go-dataset/raw/master/Pro/Pro2.7z"
+MIRROR = REPO.parent / "shared/data/mirror"
+PRO2 = "github.com/featurecat/go-dataset/raw/master/Pro/Pro2.7z"
 KATAGO = REPO / "tools/katago/bin/katago"
 KATAGO_MODEL = REPO / "tools/katago/models/g170-b6c96-s175395328-d26788732.bin.gz"
 STEPS = ("tests", "batch", "bookkeeping", "position", "infer", "train", "katago")
+
+
+def wheel_distribution(wheel: Path) -> str:
+    """A wheel file's distribution name, normalised (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", wheel.name.split("-")[0]).lower()
+
+
+def installed(distribution: str) -> bool:
+    try:
+        importlib.metadata.version(distribution)
+        return True
+    except importlib.metadata.PackageNotFoundError:
+        return False
+
+
+def install_wheels(wheels: Path, site: Path) -> list:
+    """Install the wheels of ``wheels`` whose distributions this Python lacks into ``site``; put it on
+    sys.path and PYTHONPATH. The machine's own packages (torch above all) are never replaced."""
+    site.mkdir(parents=True, exist_ok=True)
+    for path in (str(site), str(REPO / "src")):
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        dict.fromkeys([str(REPO / "src"), str(site), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
+    )
+    importlib.invalidate_caches()
+    missing = [w for w in sorted(wheels.glob("*.whl")) if not installed(wheel_distribution(w))]
+    # one wheel a distribution: the first (the pack step downloads one version of each)
+    missing = list({wheel_distribution(w): w for w in reversed(missing)}.values())
+    if missing:
+        cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--no-compile"]
+        subprocess.run(cmd + ["--no-cache-dir", "--target", str(site), *map(str, missing)], check=True)
+        importlib.invalidate_caches()
+    return [wheel_distribution(w) for w in missing]
+
+
+def moveorder_command(site: Path) -> Path:
+    """``site``/bin/moveorder: the workflow's jobs call ``moveorder VERB`` with this Python and PYTHONPATH."""
+    bin_dir = site / "bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    cmd = bin_dir / "moveorder"
+    cmd.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m moveorder.cli "$@"\n')
+    cmd.chmod(0o755)
+    os.environ["PATH"] = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    return cmd
+
+
+def nvidia_opencl(vendors: Path) -> str:
+    """An .icd file naming NVIDIA's OpenCL library in ``vendors`` and OCL_ICD_VENDORS set to it, where the
+    library exists; returns the library's path ('' where there is none)."""
+    found = []
+    ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"
+    if os.path.exists(ldconfig):
+        listed = subprocess.run([ldconfig, "-p"], capture_output=True, text=True).stdout
+        found = [line.split("=>")[-1].strip() for line in listed.splitlines() if "libnvidia-opencl.so" in line]
+    for folder in (
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib64",
+        "/usr/local/nvidia/lib64",
+        "/usr/local/nvidia/lib",
+        "/usr/lib",
+    ):
+        found += glob.glob(f"{folder}/libnvidia-opencl.so*")
+    if not found:  # anywhere else on this file system (the driver's libraries mounted at an odd place)
+        try:
+            out = subprocess.run(
+                ["find", "/usr", "/opt", "-xdev", "-name", "libnvidia-opencl.so*", "-print", "-quit"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            ).stdout
+            found = out.split()
+        except subprocess.TimeoutExpired:
+            pass
+    if not found:
+        return ""
+    lib = sorted(found, key=len)[0]
+    vendors.mkdir(parents=True, exist_ok=True)
+    (vendors / "nvidia.icd").write_text(lib + "\n")
+    os.environ["OCL_ICD_VENDORS"] = str(vendors)
+    return lib
+
+
+def machine_lines() -> list:
+    import torch
+
+    lines = []
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        q = subprocess.run(
+            [smi, "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+        )
+        lines.append(f"nvidia-smi: {q.stdout.strip() or q.stderr.strip()}")
+    else:
+        lines.append("nvidia-smi: none")
+    cuda = torch.cuda.is_available()
+    lines.append(
+        f"torch {torch.__version__} (CUDA build {torch.version.cuda}); CUDA device seen: "
+        f"{torch.cuda.get_device_name(0) if cuda else 'no'}"
+    )
+    vendors = sorted(os.listdir("/etc/OpenCL/vendors")) if os.path.isdir("/etc/OpenCL/vendors") else []
+    lines.append(f"OpenCL vendors listed by the system: {' '.join(vendors) or 'none'}")
+    lines.append(f"cores: {os.cpu_count()}; python {sys.version.split()[0]} ({sys.executable})")
+    return lines
+
+
+def prepare(a) -> None:
+    """The bare machine made ready: wheels, the moveorder command, NVIDIA's OpenCL; the env file for a shell."""
+    site = Path(a.site)
+    got = install_wheels(Path(a.wheels), site)
+    print(f"wheels installed into {site}: {' '.join(got) or 'none needed'}", flush=True)
+    moveorder_command(site)
+    lib = nvidia_opencl(Path(a.opencl_vendors))
+    print(f"NVIDIA OpenCL: {lib or 'none found (KataGo takes what /etc/OpenCL/vendors lists)'}", flush=True)
+    for line in machine_lines():
+        print(line, flush=True)
+    if a.env_file:
+        keys = ["PYTHONPATH", "PATH"] + (["OCL_ICD_VENDORS"] if lib else [])
+        Path(a.env_file).write_text("".join(f"export {k}={shlex.quote(os.environ[k])}\n" for k in keys))
 
 
 class Report:
@@ -77,6 +213,8 @@ class Report:
 
 
 def refuse_without_cuda():
+    import torch
+
     if torch.cuda.is_available():
         return
     from moveorder.nets.devices import gpus_allotted, why_no_cuda
@@ -100,7 +238,7 @@ def pool_file(a, work: Path) -> Path:
 
     pool = work / "pool.jsonl"
     if not pool.exists():
-        extract_all([PRO2], work / "x")
+        extract_all([Path(a.mirror) / PRO2], work / "x")
         write_scan(work / "x", pool, work / "r.csv", work / "rej.csv")
     return pool
 
@@ -323,6 +461,12 @@ def main(argv=None):
     )
     p.add_argument("--arrangements", default="", help="JSONL of arrangements (default: 20 made from the mirror's Pro2)")
     p.add_argument("--pool", default="", help="training pool JSONL (default: the Pro2 archive's records)")
+    p.add_argument("--mirror", default=str(MIRROR), help="the URL mirror whose Fox Pro2 archive gives records")
+    p.add_argument("--wheels", default=str(REPO / ".whl"), help="wheels to install where missing")
+    p.add_argument("--site", default="/tmp/moveorder-site", help="where the missing wheels are installed")
+    p.add_argument("--opencl-vendors", default="/tmp/moveorder-opencl", help="folder for NVIDIA's OpenCL .icd")
+    p.add_argument("--env-file", default="", help="write the environment made here as shell exports")
+    p.add_argument("--prepare-only", action="store_true", help="make the machine ready, check nothing")
     p.add_argument("--katago", default=str(KATAGO))
     p.add_argument("--katago-model", default=str(KATAGO_MODEL))
     p.add_argument("--visits", type=int, default=8)
@@ -333,9 +477,16 @@ def main(argv=None):
         "--cpu-stands-in", action="store_true", help="check the script on a CPU, tiny budgets: no GPU figures"
     )
     a = p.parse_args(argv)
+    prepare(a)
+    if a.prepare_only:
+        return 0
+    global np, torch
+    import numpy as np
+    import torch
+
     if not a.network:
         trained = REPO / "results/networks/trained-pro/model.pt"
-        a.network = str(trained if trained.exists() else FIXTURE)
+        a.network = str(trained if trained.exists() else FIXTURE if FIXTURE.exists() else "tygem")
     a.batches, a.seconds, a.iterations_bookkeeping = [64, 128, 256, 512, 1024], 3.0, 200
     a.iterations_position, a.iterations_paper, a.train_steps, a.position_on_cpu = 5000, 5000, 200, True
     a.beam_width, a.sa_iterations = 512, 300

@@ -344,7 +344,6 @@ PACKAGE_ONLY = {
     "AnnealConfig.incremental": "the naive re-evaluation, a reference for tests; never a run's choice",
     "TrainConfig.weight_decay": "AdamW's weight decay: the package's, for every network",
     "TrainConfig.value_weight": "the value loss's weight: the package's, for every network",
-    "TrainConfig.heldout_positions": "positions of the held-out games measured: the package's",
     "TrainConfig.checkpoint_every": "steps between checkpoints: the package's (a killed job resumes)",
     "ScoreConfig.timeout": "seconds without a reply from KataGo before giving up: the package's",
 }

@@ -228,16 +228,49 @@ def test_the_gpu_tygem_config_trains_from_the_packed_pool(tmp_path):
     assert "--blocks 6 --filters 128 --steps 14000 --batch-size 1024 --lr 0.002 --warmup-steps 300" in trains[0]
 
 
-def test_the_gpu_finetune_config_tunes_the_shipped_6x128_on_each_levels_even_openings(tmp_path):
-    """config/finetune-gpu.yaml (issue 24): the Fox pro and KGS pools packed without their handicap games, the
-    shipped tygem-6x128 fine-tuned on their first 60 moves, each set inferred with its own at W 512; even_only
-    without packed is refused with the reason."""
-    cmds = planned_commands(
-        tmp_path, "--configfile", str(REPO / "config/finetune-gpu.yaml"), "--config", f"mirror={MIRROR}"
+def job_counts(output):
+    """The dry run's summary table (``job  count`` rows up to ``total``) as {rule: count}."""
+    lines = output.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.split()[:2] == ["job", "count"])
+    counts = {}
+    for line in lines[first + 2 :]:
+        rule, count = line.split()
+        if rule == "total":
+            return counts
+        counts[rule] = int(count)
+    raise AssertionError("no total in the job table")
+
+
+def test_the_gpu_config_is_the_papers_experiment_with_both_searches(tmp_path):
+    """config/gpu.yaml: the Fox pro and KGS pools packed without their handicap games, the shipped tygem-6x128
+    fine-tuned on their first 60 moves; each set and length ordered by the paper's SA (5,000 / 20,000 x 5) and
+    by the ranked beam (W 512), both in TF32 and scored with b10c384 at 100 visits and reported, the SA in results/ and the
+    beam in results/methods/beam/; the two ablations. even_only without packed is refused with the reason."""
+    proc = run_snakemake(
+        tmp_path, "-n", "-p", "--configfile", str(REPO / "config/gpu.yaml"), "--config", f"mirror={MIRROR}"
     )
+    out = proc.stdout + proc.stderr
+    # 4 SA + 4 beam main runs; the init sweep adds random, the neighbour sweep swp2, mov2 and rot3 (mix is main)
+    assert job_counts(out) == {
+        "download": 9,
+        "extract": 2,
+        "filter_records": 2,
+        "select_games": 2,
+        "install_katago": 1,
+        "analyse_actual": 2,
+        "pack_pool": 2,
+        "train_policy": 2,
+        "cross_level": 1,
+        "infer": 12,
+        "score": 8,
+        "sweep_summary": 2,
+        "figures": 1,
+        "method_figures": 1,
+        "all": 1,
+    }
+    cmds = [line[line.index("moveorder ") :].strip() for line in out.splitlines() if "moveorder " in line]
     packs = sorted(c for c in cmds if c.startswith("moveorder pack-pool"))
     assert len(packs) == 2 and all("--even-only" in c for c in packs)
-    assert "--pool data/pool/kgs.jsonl --out data/pool/kgs.npz" in packs[0]
     trains = [c for c in cmds if c.startswith("moveorder train-policy")]
     assert len(trains) == 2 and all("--init tygem-6x128 " in c and "--max-move 60" in c for c in trains)
     assert all(
@@ -245,8 +278,29 @@ def test_the_gpu_finetune_config_tunes_the_shipped_6x128_on_each_levels_even_ope
     )
     assert {c.split("--pool ")[1].split()[0] for c in trains} == {"data/pool/pro.npz", "data/pool/kgs.npz"}
     infers = [c for c in cmds if c.startswith("moveorder infer-set")]
-    assert len(infers) == 4 and all("--method beam --beam-width 512" in c for c in infers)
+    beams = [c for c in infers if "--method beam --beam-width 512" in c]
+    assert len(beams) == 4 and all("/beam512f1-tf32/" in c and "--precision tf32" in c for c in beams)
+    sa = [c for c in infers if "--method anneal" in c and "--init greedy --neighbour mix" in c]
+    assert sorted(c.split("--iterations ")[1].split()[0] for c in sa) == ["20000", "20000", "5000", "5000"]
+    assert all("--trials 5" in c for c in sa)
     assert all(f"trained-{s}/model.pt" in c for c in infers for s in ("pro", "kgs") if f"arrangements/{s}/" in c)
+    scores = [c for c in cmds if c.startswith("moveorder score")]
+    assert all("b10c384" in c and "--visits 100" in c for c in scores)
+    assert "results/methods/beam/paper_comparison.md" in out
+    # one length alone (scripts/gpu_run.sh's stages): both searches of both sets and the sweeps, at 20 moves
+    stage = run_snakemake(
+        tmp_path,
+        "-n",
+        "--configfile",
+        str(REPO / "config/gpu.yaml"),
+        "--config",
+        f"mirror={MIRROR}",
+        "--",
+        "results/lengths/20m.done",
+    )
+    counts = job_counts(stage.stdout + stage.stderr)
+    assert (counts["infer"], counts["score"], counts["sweep_summary"], counts["length"]) == (8, 4, 2, 1)
+    assert "figures" not in counts and "method_figures" not in counts
     cfg = tmp_path / "bad.yaml"
     cfg.write_text(yaml.safe_dump({"training": {"even_only": True}}))
     out = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)

@@ -302,6 +302,12 @@ def _train_policy_options(s: argparse.ArgumentParser) -> None:
         "--heldout-fraction", type=float, default=d.heldout_fraction, help="fraction of games held out for metrics"
     )
     s.add_argument(
+        "--heldout-positions",
+        type=_int_at_least(1),
+        default=d.heldout_positions,
+        help="held-out positions the metrics are measured on",
+    )
+    s.add_argument(
         "--checkpoint-every",
         type=_int_at_least(1),
         default=d.checkpoint_every,

@@ -230,8 +230,24 @@ def run_path(run, dataset, n, suffix):
     return os.path.join("results", "inferred", run_name(run, n, dataset), dataset, f"{n}m{suffix}")
 
 
+# `inference.also_methods`: the main experiment again with another search (the same networks and settings
+# otherwise), each scored and reported on its own (results/methods/METHOD/).
+ALSO_METHODS = list(config["inference"].get("also_methods", []))
+if config["inference"]["method"] in ALSO_METHODS:
+    raise ValueError(f"config: inference.also_methods repeats the main method {config['inference']['method']!r}")
+if config["selection"]["captures"] != "forbidden" and any(m != "beam" for m in ALSO_METHODS):
+    raise ValueError("config: positions with captures are ordered by the beam alone; inference.also_methods "
+                     f"has {ALSO_METHODS}")
+
+
+def method_runs():
+    """The main method and each of `inference.also_methods` -> its run overrides (none for the main one)."""
+    return {config["inference"]["method"]: {}, **{m: {"method": m} for m in ALSO_METHODS}}
+
+
 def inference_targets():
-    return [run_path(main_run(s), s, n, ".csv") for s in config["sets"] for n in LENGTHS]
+    return [run_path(main_run(s, **o), s, n, ".csv") for o in method_runs().values()
+            for s in config["sets"] for n in LENGTHS]
 
 
 def cross_level_runs():
@@ -273,7 +289,12 @@ def score_path(run, dataset, n, suffix=".csv"):
 
 
 def scoring_targets():
-    return [score_path(main_run(s), s, n) for s in config["sets"] for n in LENGTHS]
+    return [score_path(main_run(s, **o), s, n) for o in method_runs().values()
+            for s in config["sets"] for n in LENGTHS]
+
+
+def method_report_targets():
+    return [f"results/methods/{m}/paper_comparison.md" for m in ALSO_METHODS]
 
 
 # Sweeps (moveorder.report.sweeps reads and checks the files): each combination is the main run with its
@@ -303,6 +324,16 @@ for _sweep in SWEEPS.values():
 
 def sweep_targets():
     return [f"results/sweeps/{name}/summary.csv" for name in SWEEPS]
+
+
+def length_targets(n):
+    """Every inference and scoring target at n moves, and the summaries of the sweeps run at n alone."""
+    if n not in LENGTHS:
+        raise ValueError(f"no length {n} in selection.lengths {LENGTHS}")
+    runs = [(main_run(s, **o), s) for o in method_runs().values() for s in config["sets"]]
+    out = [p for r, s in runs for p in (run_path(r, s, n, ".csv"), score_path(r, s, n))]
+    return out + [f"results/sweeps/{name}/summary.csv" for name, sweep in SWEEPS.items()
+                  if all(int(r["n"]) == n for r in sweep["runs"])]
 
 
 def training_pool(wildcards):

@@ -1,4 +1,5 @@
-# Figures stage: the paper's tables and figures for the main run, and the HTML report.
+# Figures stage: the paper's tables and figures for the main run (and for each of inference.also_methods),
+# and the HTML report.
 
 
 rule figures:
@@ -61,4 +62,49 @@ rule figures:
     shell:
         "moveorder report {params.entries} --paper {input.paper:q} --out-dir {params.out_dir:q} "
         "--figures {params.figures:q} --set-network {params.networks} {params.cross_level} "
+        "--dataset {params.datasets} --note {params.note:q} > {log:q} 2>&1"
+
+
+# Each of `inference.also_methods`: the same tables and figures for its runs, in results/methods/METHOD/.
+def method_entries(method):
+    """(set, n, inference table, scored table) of every set and length of an `also_methods` search."""
+    return [(s, n, run_path(main_run(s, method=method), s, n, ".csv"), score_path(main_run(s, method=method), s, n))
+            for s in config["sets"] for n in LENGTHS]
+
+
+rule method_figures:
+    input:
+        inferred=lambda w: [e[2] for e in method_entries(w.method)],
+        scored=lambda w: [e[3] for e in method_entries(w.method)],
+        paper=PAPER_RESULTS,
+        cross_level=["results/networks/cross_level.md"] if TRAINED_SETS else [],
+    output:
+        summary="results/methods/{method}/summary.csv",
+        summary_md="results/methods/{method}/summary.md",
+        comparison="results/methods/{method}/paper_comparison.csv",
+        comparison_md=report(
+            "results/methods/{method}/paper_comparison.md",
+            caption="../report/tables.rst",
+            category="Tables",
+            subcategory="{method}",
+        ),
+        figures=directory("results/methods/{method}/figures"),
+    wildcard_constraints:
+        method="|".join(re.escape(m) for m in ALSO_METHODS) or "(?!)",
+    params:
+        entries=lambda w: " ".join(f"--entry {s} {n} {i} {c}" for s, n, i, c in method_entries(w.method)),
+        networks=" ".join(f"{s}={net}" for s, net in set_networks().items()),
+        cross_level=lambda w, input: f"--cross-level {input.cross_level[0]}" if input.cross_level else "",
+        datasets=" ".join(
+            repr(f"{s}={config['datasets'][s].get('description', s)}") for s in config["sets"]
+        ),
+        note=lambda w: f"inference.method {w.method}; KataGo {KATAGO_TAG}; seed {config['seed']}",
+        out_dir=lambda w, output: os.path.dirname(output.summary),
+    conda:
+        "../../envs/moveorder.yaml"
+    log:
+        "logs/figures/method-{method}.log",
+    shell:
+        "moveorder report {params.entries} --paper {input.paper:q} --out-dir {params.out_dir:q} "
+        "--figures {output.figures:q} --set-network {params.networks} {params.cross_level} "
         "--dataset {params.datasets} --note {params.note:q} > {log:q} 2>&1"

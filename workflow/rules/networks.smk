@@ -65,7 +65,7 @@ rule train_policy:
         "--blocks {params.t[blocks]} --filters {params.t[filters]} --steps {params.t[steps]} "
         "--batch-size {params.t[batch_size]} --lr {params.t[lr]} --warmup-steps {params.t[warmup_steps]} "
         "--lr-schedule {params.t[lr_schedule]} --precision {params.t[precision]} {params.flags} "
-        "--heldout-fraction {params.t[heldout_fraction]} --seed {params.seed} {params.init} "
+        "--heldout-fraction {params.t[heldout_fraction]} --heldout-positions {params.t[heldout_positions]} --seed {params.seed} {params.init} "
         "--max-move {params.t[max_move]} --threads {threads} --quiet > {log:q} 2>&1"
 
 
@@ -96,6 +96,7 @@ rule cross_level:
             f"--inferred {s} {n} {net} {run_path(run, s, n, '.csv')}" for s, n, net, run in cross_level_runs()
         ),
         fraction=config["training"]["heldout_fraction"],
+        positions=config["training"]["heldout_positions"],
         seed=config["seed"],
     threads: config["threads"]["train"]
     resources:
@@ -106,6 +107,6 @@ rule cross_level:
         "logs/networks/cross_level.log",
     shell:
         "moveorder cross-level {params.networks} {params.heldout} {params.inferred} "
-        "--heldout-fraction {params.fraction} --seed {params.seed} --threads {threads} "
+        "--heldout-fraction {params.fraction} --positions {params.positions} --seed {params.seed} --threads {threads} "
         "--table {output.heldout:q} --inference-table {output.inference:q} --markdown {output.markdown:q} "
         "> {log:q} 2>&1"
