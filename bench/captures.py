@@ -1,4 +1,4 @@
-"""The search for positions with captures (issue 25): what it finds on real games, and its cost, the
+"""The search for positions with captures: what it finds on real games, and its cost, the
 bookkeeping apart from the network.
 
     python bench/captures.py --network tygem --records data/records/pro/usable.jsonl \

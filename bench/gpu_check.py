@@ -16,7 +16,7 @@ CUDA, and the cores.
 
 Run it on a machine with a CUDA device after ``bash scripts/setup.sh`` (a CUDA build of torch in the
 venv: ``pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cu128``, or the wheel your
-cluster provides), and paste its output into docs/benchmarks.md ("The GPU path (issue 26)").  It
+cluster provides), and paste its output into docs/benchmarks.md ("The GPU path").  It
 refuses, running nothing, where torch sees no CUDA device.  Steps (``--skip`` any by name):
 
 * ``tests``: ``pytest -m gpu`` (tests/test_gpu.py: the GPU against the CPU within stated tolerances, and

@@ -1,4 +1,4 @@
-"""Held-out top-1 against training wall time, one finished training run a point (issue 24).
+"""Held-out top-1 against training wall time, one finished training run a point.
 
     python bench/top1_vs_time.py --runs docs/figures/top1_vs_time.csv --out docs/figures/top1_vs_time.png
 

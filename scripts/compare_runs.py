@@ -5,7 +5,7 @@ the timings model.pt keeps in its metrics.
 python compare_runs.py BEFORE AFTER
 
 A file of AFTER is compared with the file of the same name in BEFORE; where BEFORE has none, with the name
-from before issue 14's renaming (AFTER's run folder 'anneal-RUN' was BEFORE's 'RUN').
+of an older run-folder scheme (AFTER's run folder 'anneal-RUN' was BEFORE's 'RUN').
 """
 
 import re

@@ -86,7 +86,7 @@ rule cross_level:
         inference="results/networks/cross_level_inference.csv",
         markdown="results/networks/cross_level.md",
     params:
-        # ... and the network shipped with the package, beside them (issue 24).
+        # ... and the network shipped with the package, beside them.
         networks=" ".join(
             [f"--network trained-{t} results/networks/trained-{t}/model.pt" for t in TRAINED_SETS]
             + [f"--network {mo_settings.SHIPPED_NETWORK} {mo_settings.SHIPPED_NETWORK}"]

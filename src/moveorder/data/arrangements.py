@@ -6,7 +6,7 @@ of play cannot leak through them) and the prisoners each side took (zero
 for the paper's capture-free games), plus the actual sequence that produced
 them (the answer key, never shown to inference) and the game's metadata.
 With ``selection.captures`` other than ``forbidden``, :func:`eligible`
-admits games with captures (issue 25).
+admits games with captures.
 
 :func:`select_games` picks the evaluation games of a set reproducibly from
 a seed among the qualified games; the training pool is every other record

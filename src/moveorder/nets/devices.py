@@ -1,6 +1,6 @@
 """The device the networks run on, and the arithmetic there: the one home of what differs between a CPU and a GPU.
 
-What each choice is on each device (issue 26):
+What each choice is on each device:
 
 | choice                    | CPU                                            | CUDA                                                   |
 |---------------------------|------------------------------------------------|--------------------------------------------------------|

@@ -27,7 +27,7 @@ one, on any device (:func:`resume`).  The forward pass runs under bfloat16
 autocast on a GPU and on a CPU with native bfloat16 (``precision``,
 :func:`autocast_dtype`).
 
-On a GPU (issue 26): float32 is IEEE float32 (no TF32) and cuDNN's
+On a GPU: float32 is IEEE float32 (no TF32) and cuDNN's
 algorithms are deterministic, in training and in :func:`evaluate`
 (:func:`moveorder.nets.devices.arithmetic`); batches are assembled on a thread
 ahead of the step (:class:`Prefetch`), in pinned memory, and copied without

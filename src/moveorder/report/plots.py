@@ -5,7 +5,7 @@
 * :func:`loss_scatter` (Fig. 4): losses, each point coloured by LGM(inferred) / LGM(actual) on a
   log scale that is white at 1, red above and blue below (:func:`ratio_norm`).
 * :func:`sequence_pair` (Fig. 5): a board with numbered stones, inferred left and actual right.
-* :func:`method_curves`: search quality against network evaluations, a curve per method (issue 12).
+* :func:`method_curves`: search quality against network evaluations, a curve per method.
 * :func:`ablation_bars`: one value per variant (trial std for initial solutions, slopes for
   neighbour functions).
 """
@@ -190,7 +190,7 @@ def ablation_bars(
 
 
 def method_curves(df, stem: Path) -> List[Path]:
-    """Search quality against its cost (issue 12): mean LGM (top) and share on/above y = x (bottom)
+    """Search quality against its cost: mean LGM (top) and share on/above y = x (bottom)
     against network evaluations per arrangement (log scale), a column per sequence length.
 
     ``df``: one row per run, with ``n``, ``curve`` (the method: the points of one curve differ in

@@ -37,7 +37,7 @@ AXES = (
 )
 DEFAULT_METRIC = "lgm_slope"
 #: What a sweep's figure shows: ``bars`` (its metric, one bar a run) or ``cost`` (mean LGM and share
-#: on/above against network evaluations per arrangement, a curve per method: issue 12).
+#: on/above against network evaluations per arrangement, a curve per method).
 FIGURES = ("bars", "cost")
 #: The axes that set a search's budget: the runs of one ``cost`` curve differ only in these.
 BUDGET_AXES = ("beam_width", "iterations", "trials")

@@ -1,6 +1,6 @@
 """Orders of play for positions with captures: the problem, its refusals, and the ranked beam over legal play.
 
-The problem (issue 25): the stones on the board, and the *prisoners*: the
+The problem: the stones on the board, and the *prisoners*: the
 number of stones each side has captured (Black's prisoners are white
 stones, White's are black ones).  A sequence answers it when it is legal
 from the empty board (captures, no suicide, no simple-ko retake, no
