@@ -36,6 +36,7 @@ include: "workflow/rules/sweeps.smk"
 
 
 rule all:
+    default_target: True
     input:
         data_targets(),
         trained_network_targets(),
@@ -45,7 +46,6 @@ rule all:
         "results/paper_comparison.md",
         method_report_targets(),
         sweep_targets(),
-    default_target: True
 
 
 rule data:
@@ -56,7 +56,8 @@ rule data:
 
 rule length:
     """Everything of one length (`snakemake results/lengths/20m.done`): each method's inference and scoring of
-    every set at n moves, and the sweeps whose runs are all at n: a run in stages (scripts/gpu_run.sh)."""
+    every set at n moves, and the sweeps whose runs are all at n: a run in stages (scripts/gpu_run.sh).
+    """
     input:
         lambda w: length_targets(int(w.n)),
     output:

@@ -1,5 +1,5 @@
-"""The one test command (issue 24): scripts/test.sh runs the README's four test commands in order and
-stops at the first that fails; .ci/run is the set-up command and then that script."""
+"""The one test command: scripts/test.sh runs the README's test commands in order and stops at the first
+that fails; .ci/run is the set-up command and then that script."""
 
 import re
 import shutil
@@ -10,6 +10,8 @@ from helpers import REPO
 FOUR = [
     ".venv/bin/ruff check src tests bench",
     ".venv/bin/ruff format --check src tests bench",
+    ".venv/bin/snakefmt --check Snakefile workflow",
+    ".venv/bin/snakemake --lint",
     ".venv/bin/python -m pytest -q",
     ".venv/bin/python -m pytest -q -m cluster",
 ]
@@ -27,16 +29,16 @@ def test_the_script_the_readme_and_ci_name_the_same_commands():
     test_section = readme[readme.index("## Test") : readme.index("\n## ", readme.index("## Test") + 1)]
     assert "bash scripts/test.sh" in test_section
     listed = [re.split(r"\s+#", line)[0].strip() for line in test_section.splitlines() if line.startswith(".venv/")]
-    assert listed[:4] == FOUR
+    assert listed[: len(FOUR)] == FOUR
 
 
-def test_the_script_runs_the_four_in_order_and_stops_at_the_first_failure(tmp_path):
+def test_the_script_runs_them_in_order_and_stops_at_the_first_failure(tmp_path):
     (tmp_path / "scripts").mkdir()
     shutil.copy(REPO / "scripts/test.sh", tmp_path / "scripts/test.sh")
     bin_ = tmp_path / ".venv/bin"
     bin_.mkdir(parents=True)
     calls = tmp_path / "calls"
-    for tool in ("ruff", "python"):  # fakes: note the call, fail where the FAIL file names it
+    for tool in ("ruff", "snakefmt", "snakemake", "python"):  # fakes: note the call, fail where the FAIL file names it
         (bin_ / tool).write_text(
             f'#!/usr/bin/env bash\necho "{tool} $*" >> {calls}\n'
             f'[ "$(cat {tmp_path}/FAIL 2>/dev/null)" != "{tool} $*" ]\n'

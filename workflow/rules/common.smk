@@ -16,26 +16,36 @@ from moveorder.report import sweeps as mo_sweeps  # noqa: E402
 
 for _name in config["sets"]:
     if _name not in config["datasets"]:
-        raise ValueError(f"config: sets names {_name!r}, which is not a key of `datasets`")
+        raise ValueError(
+            f"config: sets names {_name!r}, which is not a key of `datasets`"
+        )
 for _name in config["training"]["sets"]:
     if _name not in config["datasets"]:
-        raise ValueError(f"config: training.sets names {_name!r}, which is not a key of `datasets`")
+        raise ValueError(
+            f"config: training.sets names {_name!r}, which is not a key of `datasets`"
+        )
 
 for _n in config["training"].get("cross_lengths", []):
     if int(_n) not in [int(n) for n in config["selection"]["lengths"]]:
-        raise ValueError(f"config: training.cross_lengths has {_n}, which is not one of selection.lengths")
+        raise ValueError(
+            f"config: training.cross_lengths has {_n}, which is not one of selection.lengths"
+        )
 
 if config["training"]["even_only"] and not config["training"]["packed"]:
-    raise ValueError("config: training.even_only leaves the handicap games out of a packed pool; it needs "
-                     "training.packed: true (the JSONL pool trains on every game)")
+    raise ValueError(
+        "config: training.even_only leaves the handicap games out of a packed pool; it needs "
+        "training.packed: true (the JSONL pool trains on every game)"
+    )
 
 # `policy.network: own-level`: each set is inferred with the network trained on its own pool.
 OWN_LEVEL = "own-level"
 if config["policy"]["network"] == OWN_LEVEL:
     _untrained = [s for s in config["sets"] if s not in config["training"]["sets"]]
     if _untrained:
-        raise ValueError(f"config: policy.network is {OWN_LEVEL!r}, but no network is trained for "
-                         f"{_untrained} (add them to training.sets)")
+        raise ValueError(
+            f"config: policy.network is {OWN_LEVEL!r}, but no network is trained for "
+            f"{_untrained} (add them to training.sets)"
+        )
 try:  # the scoring settings, checked where `moveorder score` checks them
     mo_settings.from_mapping(mo_settings.ScoreConfig, config["katago"])
 except ValueError as _err:
@@ -48,7 +58,9 @@ LENGTHS = [int(n) for n in config["selection"]["lengths"]]
 try:  # a per-length table (inference.beam_width, beam_passes, beam_widen) gives every length its value
     mo_settings.check_per_length(config["inference"], LENGTHS)
 except ValueError as _err:
-    raise ValueError(f"config: {_err} (selection.lengths: {', '.join(map(str, LENGTHS))})") from None
+    raise ValueError(
+        f"config: {_err} (selection.lengths: {', '.join(map(str, LENGTHS))})"
+    ) from None
 
 # The paper's Assumption 3 at every length: a capture-free clip needs games capture-free that far.
 _reach = min(int(config["filter"]["capture_free"]), int(config["filter"]["min_moves"]))
@@ -97,7 +109,11 @@ def data_targets():
     out = []
     for s in config["sets"]:
         out += expand("data/arrangements/{dataset}/{n}m.jsonl", dataset=s, n=LENGTHS)
-        out += [f"results/data/{s}/filter_report.csv", f"results/data/{s}/pool_report.csv", f"data/pool/{s}.jsonl"]
+        out += [
+            f"results/data/{s}/filter_report.csv",
+            f"results/data/{s}/pool_report.csv",
+            f"data/pool/{s}.jsonl",
+        ]
     return out
 
 
@@ -108,11 +124,19 @@ def network_key(spec, dataset=None):
     """
     if spec == OWN_LEVEL:
         if dataset is None:
-            raise ValueError(f"network {OWN_LEVEL!r} depends on the set it infers; no set given")
+            raise ValueError(
+                f"network {OWN_LEVEL!r} depends on the set it infers; no set given"
+            )
         return f"trained-{dataset}"
-    if spec.startswith("trained-") or spec in config["networks"] or spec in mo_shipped.names():
+    if (
+        spec.startswith("trained-")
+        or spec in config["networks"]
+        or spec in mo_shipped.names()
+    ):
         return spec
-    return "file-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(spec).name)
+    return "file-" + "".join(
+        c if c.isalnum() or c in "-_." else "_" for c in Path(spec).name
+    )
 
 
 def set_networks():
@@ -128,7 +152,9 @@ CROSS_LENGTHS = [int(n) for n in config["training"].get("cross_lengths", [])]
 
 
 def trained_network_targets():
-    out = expand("results/networks/trained-{dataset}/metrics.json", dataset=TRAINED_SETS)
+    out = expand(
+        "results/networks/trained-{dataset}/metrics.json", dataset=TRAINED_SETS
+    )
     return out + (["results/networks/cross_level.csv"] if TRAINED_SETS else [])
 
 
@@ -175,13 +201,25 @@ def main_run(dataset=None, **overrides):
     """
     inf = config["inference"]
     network = config["policy"]["network"]
-    run = {"network": network_key(network, dataset) if "network" not in overrides else None,
-           "method": inf["method"], "beam_width": inf["beam_width"], "beam_future": inf["beam_future"],
-           "init": inf["init"], "neighbour": inf["neighbour"],
-           "trials": inf["trials"], "t_start": inf["t_start"], "t_end": inf["t_end"], "iterations": None}
+    run = {
+        "network": (
+            network_key(network, dataset) if "network" not in overrides else None
+        ),
+        "method": inf["method"],
+        "beam_width": inf["beam_width"],
+        "beam_future": inf["beam_future"],
+        "init": inf["init"],
+        "neighbour": inf["neighbour"],
+        "trials": inf["trials"],
+        "t_start": inf["t_start"],
+        "t_end": inf["t_end"],
+        "iterations": None,
+    }
     run.update(overrides)
     # Annealing from the beam's orders has one name: method beam+anneal, init beam (init: beam asks for it too).
-    if run["method"] == "beam+anneal" or (run["method"] == "anneal" and run["init"] == "beam"):
+    if run["method"] == "beam+anneal" or (
+        run["method"] == "anneal" and run["init"] == "beam"
+    ):
         run.update(method="beam+anneal", init="beam")
     return run
 
@@ -198,7 +236,9 @@ def run_name(run, n, dataset=None):
     ident = run_identity(run, n, dataset)
     name = f"{run['network']}/{mo_settings.run_label(ident)}"
     if RUNS.get(name, ident) != ident:
-        raise ValueError(f"run folder {name!r} names two different runs: {RUNS[name]} and {ident}")
+        raise ValueError(
+            f"run folder {name!r} names two different runs: {RUNS[name]} and {ident}"
+        )
     RUNS[name] = ident
     return name
 
@@ -207,7 +247,9 @@ def run_settings(wildcards):
     """The identity of the run whose folder a job makes (every planned run is registered when the workflow is read)."""
     name = f"{wildcards.network}/{wildcards.label}"
     if name not in RUNS:
-        raise ValueError(f"no planned inference run has the folder results/inferred/{name}")
+        raise ValueError(
+            f"no planned inference run has the folder results/inferred/{name}"
+        )
     return RUNS[name]
 
 
@@ -216,44 +258,69 @@ def run_args(wildcards):
     ident = run_settings(wildcards)
     inf = config["inference"]
     get = lambda key: ident.get(key, inf.get(key))
-    iterations = ident.get("iterations") or mo_settings.iterations_for(int(wildcards.n), inf["iterations"])
-    init = ident.get("init") or ("beam" if ident["method"] == "beam+anneal" else inf["init"])
-    return " ".join([
-        method_args(ident),
-        f"--iterations {iterations} --trials {get('trials')} --init {init}",
-        f"--neighbour {get('neighbour')} --t-start {get('t_start')} --t-end {get('t_end')} --schedule {get('schedule')}",
-        f"--patience {get('patience')} --beam-passes {ident.get('beam_passes', 1)} --beam-widen {ident.get('beam_widen', 1)}",
-    ])
+    iterations = ident.get("iterations") or mo_settings.iterations_for(
+        int(wildcards.n), inf["iterations"]
+    )
+    init = ident.get("init") or (
+        "beam" if ident["method"] == "beam+anneal" else inf["init"]
+    )
+    return " ".join(
+        [
+            method_args(ident),
+            f"--iterations {iterations} --trials {get('trials')} --init {init}",
+            f"--neighbour {get('neighbour')} --t-start {get('t_start')} --t-end {get('t_end')} --schedule {get('schedule')}",
+            f"--patience {get('patience')} --beam-passes {ident.get('beam_passes', 1)} --beam-widen {ident.get('beam_widen', 1)}",
+        ]
+    )
 
 
 def run_path(run, dataset, n, suffix):
-    return os.path.join("results", "inferred", run_name(run, n, dataset), dataset, f"{n}m{suffix}")
+    return os.path.join(
+        "results", "inferred", run_name(run, n, dataset), dataset, f"{n}m{suffix}"
+    )
 
 
 # `inference.also_methods`: the main experiment again with another search (the same networks and settings
 # otherwise), each scored and reported on its own (results/methods/METHOD/).
 ALSO_METHODS = list(config["inference"].get("also_methods", []))
 if config["inference"]["method"] in ALSO_METHODS:
-    raise ValueError(f"config: inference.also_methods repeats the main method {config['inference']['method']!r}")
-if config["selection"]["captures"] != "forbidden" and any(m != "beam" for m in ALSO_METHODS):
-    raise ValueError("config: positions with captures are ordered by the beam alone; inference.also_methods "
-                     f"has {ALSO_METHODS}")
+    raise ValueError(
+        f"config: inference.also_methods repeats the main method {config['inference']['method']!r}"
+    )
+if config["selection"]["captures"] != "forbidden" and any(
+    m != "beam" for m in ALSO_METHODS
+):
+    raise ValueError(
+        "config: positions with captures are ordered by the beam alone; inference.also_methods "
+        f"has {ALSO_METHODS}"
+    )
 
 
 def method_runs():
     """The main method and each of `inference.also_methods` -> its run overrides (none for the main one)."""
-    return {config["inference"]["method"]: {}, **{m: {"method": m} for m in ALSO_METHODS}}
+    return {
+        config["inference"]["method"]: {},
+        **{m: {"method": m} for m in ALSO_METHODS},
+    }
 
 
 def inference_targets():
-    return [run_path(main_run(s, **o), s, n, ".csv") for o in method_runs().values()
-            for s in config["sets"] for n in LENGTHS]
+    return [
+        run_path(main_run(s, **o), s, n, ".csv")
+        for o in method_runs().values()
+        for s in config["sets"]
+        for n in LENGTHS
+    ]
 
 
 def cross_level_runs():
     """(set, n, network key, run) of every set inferred with every trained network at `training.cross_lengths`."""
-    return [(s, n, f"trained-{t}", main_run(s, network=f"trained-{t}"))
-            for s in config["sets"] for n in CROSS_LENGTHS for t in TRAINED_SETS]
+    return [
+        (s, n, f"trained-{t}", main_run(s, network=f"trained-{t}"))
+        for s in config["sets"]
+        for n in CROSS_LENGTHS
+        for t in TRAINED_SETS
+    ]
 
 
 # KataGo: where it is installed, the model scoring sequences, and the folder its results go to.
@@ -279,18 +346,31 @@ def katago_model_spec(model_file):
     raise ValueError(f"no KataGo model in config downloads as {model_file!r}")
 
 
-KATAGO_TAG = f"{Path(katago_model_file()).name.split('.')[0]}-v{config['katago']['visits']}"
+KATAGO_TAG = (
+    f"{Path(katago_model_file()).name.split('.')[0]}-v{config['katago']['visits']}"
+)
 SCORE_DIR = f"results/scored/{RUN_NAME}/{KATAGO_TAG}"
 ACTUAL_DIR = f"results/analyses/{KATAGO_TAG}/actual"
 
 
 def score_path(run, dataset, n, suffix=".csv"):
-    return os.path.join("results", "scored", run_name(run, n, dataset), KATAGO_TAG, dataset, f"{n}m{suffix}")
+    return os.path.join(
+        "results",
+        "scored",
+        run_name(run, n, dataset),
+        KATAGO_TAG,
+        dataset,
+        f"{n}m{suffix}",
+    )
 
 
 def scoring_targets():
-    return [score_path(main_run(s, **o), s, n) for o in method_runs().values()
-            for s in config["sets"] for n in LENGTHS]
+    return [
+        score_path(main_run(s, **o), s, n)
+        for o in method_runs().values()
+        for s in config["sets"]
+        for n in LENGTHS
+    ]
 
 
 def method_report_targets():
@@ -300,19 +380,31 @@ def method_report_targets():
 # Sweeps (moveorder.report.sweeps reads and checks the files): each combination is the main run with its
 # settings changed, on `dataset` (default: the first set) at `n` moves (default: the first length).
 def load_sweep(path):
-    spec = mo_sweeps.load_sweep(path if os.path.isabs(path) else os.path.join(workflow.basedir, path))
+    spec = mo_sweeps.load_sweep(
+        path if os.path.isabs(path) else os.path.join(workflow.basedir, path)
+    )
     runs = []
     for settings, label in mo_sweeps.combinations(spec):
         base = {"dataset": config["sets"][0], "n": LENGTHS[0], **settings}
         if int(base["n"]) not in LENGTHS:
-            raise ValueError(f"config: sweep {spec['name']!r} ({path}) has a run at n={base['n']}, which is not one of "
-                             f"selection.lengths {LENGTHS}; add it there (config/long.yaml has 60, 80 and 100)")
-        run = main_run(base["dataset"], **{k: v for k, v in base.items() if k not in ("dataset", "n")})
+            raise ValueError(
+                f"config: sweep {spec['name']!r} ({path}) has a run at n={base['n']}, which is not one of "
+                f"selection.lengths {LENGTHS}; add it there (config/long.yaml has 60, 80 and 100)"
+            )
+        run = main_run(
+            base["dataset"],
+            **{k: v for k, v in base.items() if k not in ("dataset", "n")},
+        )
         run["network"] = network_key(run["network"], base["dataset"])
         run.update(dataset=base["dataset"], n=int(base["n"]), label=label)
         runs.append(run)
-    return {"name": spec["name"], "runs": runs, "metric": spec.get("metric", mo_sweeps.DEFAULT_METRIC),
-            "paper": spec.get("paper"), "figure": spec.get("figure", "bars")}
+    return {
+        "name": spec["name"],
+        "runs": runs,
+        "metric": spec.get("metric", mo_sweeps.DEFAULT_METRIC),
+        "paper": spec.get("paper"),
+        "figure": spec.get("figure", "bars"),
+    }
 
 
 SWEEPS = {s["name"]: s for s in (load_sweep(p) for p in config.get("sweeps", []))}
@@ -330,10 +422,15 @@ def length_targets(n):
     """Every inference and scoring target at n moves, and the summaries of the sweeps run at n alone."""
     if n not in LENGTHS:
         raise ValueError(f"no length {n} in selection.lengths {LENGTHS}")
-    runs = [(main_run(s, **o), s) for o in method_runs().values() for s in config["sets"]]
+    runs = [
+        (main_run(s, **o), s) for o in method_runs().values() for s in config["sets"]
+    ]
     out = [p for r, s in runs for p in (run_path(r, s, n, ".csv"), score_path(r, s, n))]
-    return out + [f"results/sweeps/{name}/summary.csv" for name, sweep in SWEEPS.items()
-                  if all(int(r["n"]) == n for r in sweep["runs"])]
+    return out + [
+        f"results/sweeps/{name}/summary.csv"
+        for name, sweep in SWEEPS.items()
+        if all(int(r["n"]) == n for r in sweep["runs"])
+    ]
 
 
 def training_pool(wildcards):
@@ -348,3 +445,17 @@ def init_network_file():
     are retrained when it changes."""
     init = config["training"]["init"]
     return [str(mo_shipped.resolve(init))] if init else []
+
+
+def method_entries(method):
+    """(set, n, inference table, scored table) of every set and length of an `also_methods` search."""
+    return [
+        (
+            s,
+            n,
+            run_path(main_run(s, method=method), s, n, ".csv"),
+            score_path(main_run(s, method=method), s, n),
+        )
+        for s in config["sets"]
+        for n in LENGTHS
+    ]

@@ -4,15 +4,15 @@
 rule download:
     output:
         "data/raw/{dataset}/{filename}",
+    log:
+        "logs/download/{dataset}/{filename}.log",
+    retries: 1
+    conda:
+        "../../envs/moveorder.yaml"
     params:
         url=lambda w: url_spec(w.dataset, w.filename)["url"],
         sha256=lambda w: url_spec(w.dataset, w.filename).get("sha256") or "",
         mirror=mirror_option(),
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        "logs/download/{dataset}/{filename}.log",
-    retries: 1
     shell:
         "moveorder download --url {params.url:q} --dest {output:q} --sha256 '{params.sha256}' "
         "{params.mirror} --quiet > {log:q} 2>&1"
@@ -23,16 +23,16 @@ rule extract:
         lambda w: dataset_files(w.dataset),
     output:
         temp(directory("data/extracted/{dataset}")),
+    log:
+        "logs/extract/{dataset}.log",
+    conda:
+        "../../envs/moveorder.yaml"
     params:
         fmt=lambda w: (
             f"--format {config['datasets'][w.dataset]['format']}"
             if config["datasets"][w.dataset].get("format")
             else ""
         ),
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        "logs/extract/{dataset}.log",
     shell:
         "moveorder extract {input:q} --dest {output:q} {params.fmt} > {log:q} 2>&1"
 
@@ -45,18 +45,20 @@ rule filter_records:
         usable="data/records/{dataset}/usable.jsonl",
         report="results/data/{dataset}/filter_report.csv",
         rejected="results/data/{dataset}/rejected.csv",
+    log:
+        "logs/filter/{dataset}.log",
+    conda:
+        "../../envs/moveorder.yaml"
+    threads: config["threads"]["filter"]
     params:
         capture_free=config["filter"]["capture_free"],
         min_moves=config["filter"]["min_moves"],
         include=lambda w: " ".join(
             repr(g) for g in config["datasets"][w.dataset].get("include", [])
         ),
-        record_format=lambda w: config["datasets"][w.dataset].get("record_format", "sgf"),
-    threads: config["threads"]["filter"]
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        "logs/filter/{dataset}.log",
+        record_format=lambda w: config["datasets"][w.dataset].get(
+            "record_format", "sgf"
+        ),
     shell:
         "moveorder filter --input {input:q} --qualified {output.qualified:q} --usable {output.usable:q} "
         "--report {output.report:q} --rejected {output.rejected:q} "
@@ -74,18 +76,22 @@ rule select_games:
         pool="data/pool/{dataset}.jsonl",
         pool_report="results/data/{dataset}/pool_report.csv",
         selection="results/data/{dataset}/selection.csv",
+    log:
+        "logs/select/{dataset}.log",
+    conda:
+        "../../envs/moveorder.yaml"
     params:
         games=config["selection"]["games"],
         captures=config["selection"]["captures"],
         # With captures allowed the games are drawn from the usable records (qualified but for captures).
-        records=lambda w, input: input.qualified if config["selection"]["captures"] == "forbidden" else input.usable,
+        records=lambda w, input: (
+            input.qualified
+            if config["selection"]["captures"] == "forbidden"
+            else input.usable
+        ),
         seed=config["seed"],
         lengths=" ".join(str(n) for n in LENGTHS),
         out_dir=lambda w, output: os.path.dirname(output.arrangements[0]),
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        "logs/select/{dataset}.log",
     shell:
         "moveorder select --records {params.records:q} --usable {input.usable:q} --set {wildcards.dataset} "
         "--count {params.games} --seed {params.seed} --lengths {params.lengths} --out-dir {params.out_dir:q} "

@@ -4,15 +4,23 @@
 
 rule figures:
     input:
-        inferred=[run_path(main_run(s), s, n, ".csv") for s in config["sets"] for n in LENGTHS],
+        inferred=[
+            run_path(main_run(s), s, n, ".csv")
+            for s in config["sets"]
+            for n in LENGTHS
+        ],
         scored=[score_path(main_run(s), s, n) for s in config["sets"] for n in LENGTHS],
         paper=PAPER_RESULTS,
         cross_level=["results/networks/cross_level.md"] if TRAINED_SETS else [],
     output:
-        summary=report("results/summary.csv", caption="../report/tables.rst", category="Tables"),
+        summary=report(
+            "results/summary.csv", caption="../report/tables.rst", category="Tables"
+        ),
         summary_md="results/summary.md",
         comparison=report(
-            "results/paper_comparison.csv", caption="../report/tables.rst", category="Tables"
+            "results/paper_comparison.csv",
+            caption="../report/tables.rst",
+            category="Tables",
         ),
         comparison_md="results/paper_comparison.md",
         likelihood=report(
@@ -21,7 +29,9 @@ rule figures:
             category="Likelihood",
         ),
         loss=report(
-            "results/figures/loss_all.png", caption="../report/loss.rst", category="Loss"
+            "results/figures/loss_all.png",
+            caption="../report/loss.rst",
+            category="Loss",
         ),
         per_set=[
             report(
@@ -40,25 +50,30 @@ rule figures:
             caption="../report/examples.rst",
             category="Examples",
         ),
+    log:
+        "logs/figures/figures.log",
+    conda:
+        "../../envs/moveorder.yaml"
     params:
         entries=lambda w, input: " ".join(
             f"--entry {s} {n} {i} {c}"
             for (s, n), i, c in zip(
-                [(s, n) for s in config["sets"] for n in LENGTHS], input.inferred, input.scored
+                [(s, n) for s in config["sets"] for n in LENGTHS],
+                input.inferred,
+                input.scored,
             )
         ),
         networks=" ".join(f"{s}={net}" for s, net in set_networks().items()),
-        cross_level=lambda w, input: f"--cross-level {input.cross_level[0]}" if input.cross_level else "",
+        cross_level=lambda w, input: (
+            f"--cross-level {input.cross_level[0]}" if input.cross_level else ""
+        ),
         datasets=" ".join(
-            repr(f"{s}={config['datasets'][s].get('description', s)}") for s in config["sets"]
+            repr(f"{s}={config['datasets'][s].get('description', s)}")
+            for s in config["sets"]
         ),
         note=f"KataGo {KATAGO_TAG}; seed {config['seed']}",
         out_dir=lambda w, output: os.path.dirname(output.summary),
         figures=lambda w, output: os.path.dirname(output.likelihood),
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        "logs/figures/figures.log",
     shell:
         "moveorder report {params.entries} --paper {input.paper:q} --out-dir {params.out_dir:q} "
         "--figures {params.figures:q} --set-network {params.networks} {params.cross_level} "
@@ -66,12 +81,6 @@ rule figures:
 
 
 # Each of `inference.also_methods`: the same tables and figures for its runs, in results/methods/METHOD/.
-def method_entries(method):
-    """(set, n, inference table, scored table) of every set and length of an `also_methods` search."""
-    return [(s, n, run_path(main_run(s, method=method), s, n, ".csv"), score_path(main_run(s, method=method), s, n))
-            for s in config["sets"] for n in LENGTHS]
-
-
 rule method_figures:
     input:
         inferred=lambda w: [e[2] for e in method_entries(w.method)],
@@ -89,21 +98,26 @@ rule method_figures:
             subcategory="{method}",
         ),
         figures=directory("results/methods/{method}/figures"),
+    log:
+        "logs/figures/method-{method}.log",
     wildcard_constraints:
         method="|".join(re.escape(m) for m in ALSO_METHODS) or "(?!)",
+    conda:
+        "../../envs/moveorder.yaml"
     params:
-        entries=lambda w: " ".join(f"--entry {s} {n} {i} {c}" for s, n, i, c in method_entries(w.method)),
+        entries=lambda w: " ".join(
+            f"--entry {s} {n} {i} {c}" for s, n, i, c in method_entries(w.method)
+        ),
         networks=" ".join(f"{s}={net}" for s, net in set_networks().items()),
-        cross_level=lambda w, input: f"--cross-level {input.cross_level[0]}" if input.cross_level else "",
+        cross_level=lambda w, input: (
+            f"--cross-level {input.cross_level[0]}" if input.cross_level else ""
+        ),
         datasets=" ".join(
-            repr(f"{s}={config['datasets'][s].get('description', s)}") for s in config["sets"]
+            repr(f"{s}={config['datasets'][s].get('description', s)}")
+            for s in config["sets"]
         ),
         note=lambda w: f"inference.method {w.method}; KataGo {KATAGO_TAG}; seed {config['seed']}",
         out_dir=lambda w, output: os.path.dirname(output.summary),
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        "logs/figures/method-{method}.log",
     shell:
         "moveorder report {params.entries} --paper {input.paper:q} --out-dir {params.out_dir:q} "
         "--figures {output.figures:q} --set-network {params.networks} {params.cross_level} "

@@ -12,6 +12,14 @@ rule infer:
         table=f"{RUN_DIR}/{{dataset}}/{{n}}m.csv",
         sgf=directory(f"{RUN_DIR}/{{dataset}}/{{n}}m-sgf"),
         stats=f"{RUN_DIR}/{{dataset}}/{{n}}m-stats.json",
+    log:
+        f"logs/inference/{RUN_NAME}/{{dataset}}-{{n}}m.log",
+    conda:
+        "../../envs/moveorder.yaml"
+    threads: config["threads"]["infer"]
+    resources:
+        runtime=config["inference"]["runtime_minutes"],
+        mem_mb=8000,
     params:
         seed=config["seed"],
         chunk=config["inference"]["chunk"],
@@ -30,14 +38,6 @@ rule infer:
             )
             if on
         ),
-    threads: config["threads"]["infer"]
-    resources:
-        runtime=config["inference"]["runtime_minutes"],
-        mem_mb=8000,
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        f"logs/inference/{RUN_NAME}/{{dataset}}-{{n}}m.log",
     shell:
         "OMP_NUM_THREADS={threads} moveorder infer-set --arrangements {input.arrangements:q} "
         "--network {input.network:q} --out {output.results:q} --table {output.table:q} "

@@ -4,14 +4,14 @@
 rule download_network:
     output:
         "data/networks/{network}/{filename}",
+    log:
+        "logs/networks/download-{network}-{filename}.log",
+    conda:
+        "../../envs/moveorder.yaml"
     params:
         url=lambda w: config["networks"][w.network]["url"],
         sha256=lambda w: config["networks"][w.network].get("sha256") or "",
         mirror=mirror_option(),
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        "logs/networks/download-{network}-{filename}.log",
     shell:
         "moveorder download --url {params.url:q} --dest {output:q} --sha256 '{params.sha256}' "
         "{params.mirror} --quiet > {log:q} 2>&1"
@@ -23,13 +23,13 @@ rule pack_pool:
         "data/pool/{dataset}.jsonl",
     output:
         "data/pool/{dataset}.npz",
-    threads: config["threads"]["train"]
-    conda:
-        "../../envs/moveorder.yaml"
-    params:
-        even="--even-only" if config["training"]["even_only"] else "",
     log:
         "logs/networks/pack-{dataset}.log",
+    conda:
+        "../../envs/moveorder.yaml"
+    threads: config["threads"]["train"]
+    params:
+        even="--even-only" if config["training"]["even_only"] else "",
     shell:
         "moveorder pack-pool --pool {input:q} --out {output:q} --processes {threads} {params.even} --quiet "
         "> {log:q} 2>&1"
@@ -43,6 +43,14 @@ rule train_policy:
         model="results/networks/trained-{dataset}/model.pt",
         weights="results/networks/trained-{dataset}/policy.txt.gz",
         metrics="results/networks/trained-{dataset}/metrics.json",
+    log:
+        "logs/networks/train-{dataset}.log",
+    conda:
+        "../../envs/moveorder.yaml"
+    threads: config["threads"]["train"]
+    resources:
+        runtime=config["training"]["runtime_minutes"],
+        mem_mb=8000,
     params:
         out_dir=lambda w, output: os.path.dirname(output.model),
         t=config["training"],
@@ -51,15 +59,11 @@ rule train_policy:
             for k in ("value_head", "symmetries")
         ),
         seed=config["seed"],
-        init=f"--init {shlex.quote(config['training']['init'])}" if config["training"]["init"] else "",
-    threads: config["threads"]["train"]
-    resources:
-        runtime=config["training"]["runtime_minutes"],
-        mem_mb=8000,
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        "logs/networks/train-{dataset}.log",
+        init=(
+            f"--init {shlex.quote(config['training']['init'])}"
+            if config["training"]["init"]
+            else ""
+        ),
     shell:
         "moveorder train-policy --pool {input.pool:q} --out-dir {params.out_dir:q} "
         "--blocks {params.t[blocks]} --filters {params.t[filters]} --steps {params.t[steps]} "
@@ -74,7 +78,9 @@ rule train_policy:
 # level's and the others'.
 rule cross_level:
     input:
-        models=expand("results/networks/trained-{dataset}/model.pt", dataset=TRAINED_SETS),
+        models=expand(
+            "results/networks/trained-{dataset}/model.pt", dataset=TRAINED_SETS
+        ),
         pools=expand("data/pool/{dataset}.jsonl", dataset=CROSS_SETS),
         inferred=[run_path(run, s, n, ".csv") for s, n, _, run in cross_level_runs()],
     output:
@@ -85,26 +91,32 @@ rule cross_level:
         ),
         inference="results/networks/cross_level_inference.csv",
         markdown="results/networks/cross_level.md",
+    log:
+        "logs/networks/cross_level.log",
+    conda:
+        "../../envs/moveorder.yaml"
+    threads: config["threads"]["train"]
+    resources:
+        mem_mb=8000,
     params:
         # ... and the network shipped with the package, beside them.
         networks=" ".join(
-            [f"--network trained-{t} results/networks/trained-{t}/model.pt" for t in TRAINED_SETS]
-            + [f"--network {mo_settings.SHIPPED_NETWORK} {mo_settings.SHIPPED_NETWORK}"]
+            [
+                f"--network trained-{t} results/networks/trained-{t}/model.pt"
+                for t in TRAINED_SETS
+            ]
+            + [
+                f"--network {mo_settings.SHIPPED_NETWORK} {mo_settings.SHIPPED_NETWORK}"
+            ]
         ),
         heldout=" ".join(f"--heldout {s} data/pool/{s}.jsonl" for s in CROSS_SETS),
         inferred=" ".join(
-            f"--inferred {s} {n} {net} {run_path(run, s, n, '.csv')}" for s, n, net, run in cross_level_runs()
+            f"--inferred {s} {n} {net} {run_path(run, s, n, '.csv')}"
+            for s, n, net, run in cross_level_runs()
         ),
         fraction=config["training"]["heldout_fraction"],
         positions=config["training"]["heldout_positions"],
         seed=config["seed"],
-    threads: config["threads"]["train"]
-    resources:
-        mem_mb=8000,
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        "logs/networks/cross_level.log",
     shell:
         "moveorder cross-level {params.networks} {params.heldout} {params.inferred} "
         "--heldout-fraction {params.fraction} --positions {params.positions} --seed {params.seed} --threads {threads} "

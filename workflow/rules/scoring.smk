@@ -8,13 +8,13 @@ rule install_katago:
         tuner=f"{KATAGO_DIR}/opencl-tune.txt",
         # The katrain wheel also brings the strong model; a user's own binary brings none.
         models=[] if config["katago"].get("binary") else [WHEEL_MODEL],
+    log:
+        "logs/katago/install.log",
+    conda:
+        "../../envs/moveorder.yaml"
     params:
         binary=config["katago"].get("binary") or "",
         dest=lambda w, output: os.path.dirname(os.path.dirname(output.binary)),
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        "logs/katago/install.log",
     shell:
         "moveorder install-katago --dest {params.dest:q} "
         "$([ -n '{params.binary}' ] && echo --binary '{params.binary}') > {log:q} 2>&1"
@@ -23,13 +23,13 @@ rule install_katago:
 rule katago_model:
     output:
         f"{KATAGO_DIR}/models/{{model_file}}",
+    log:
+        "logs/katago/model-{model_file}.log",
+    conda:
+        "../../envs/moveorder.yaml"
     params:
         spec=lambda w: katago_model_spec(w.model_file),
         mirror=mirror_option(),
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        "logs/katago/model-{model_file}.log",
     shell:
         "moveorder download --url {params.spec[url]:q} --dest {output:q} "
         "--sha256 '{params.spec[sha256]}' {params.mirror} --quiet > {log:q} 2>&1"
@@ -49,21 +49,29 @@ rule analyse_actual:
     output:
         analyses=f"{ACTUAL_DIR}/{{dataset}}.jsonl",
         stats=f"{ACTUAL_DIR}/{{dataset}}-stats.json",
-    params:
-        k=config["katago"],
-        komi=lambda w: config["datasets"][w.dataset].get("komi", config["katago"]["komi"]),
-        rules=lambda w: config["datasets"][w.dataset].get("rules", config["katago"]["rules"]),
-        arrangements=lambda w, input: " ".join(f"--arrangements {shlex.quote(p)}" for p in input.arrangements),
-        work=lambda w, output: os.path.join(os.path.dirname(output.analyses), f"katago-{w.dataset}"),
-        shared="--shared-cache" if config["katago"]["shared_cache"] else "",
+    log:
+        f"logs/scoring/actual/{KATAGO_TAG}/{{dataset}}.log",
+    conda:
+        "../../envs/moveorder.yaml"
     threads: config["katago"]["threads"]
     resources:
         runtime=config["katago"]["runtime_minutes"],
         mem_mb=8000,
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        f"logs/scoring/actual/{KATAGO_TAG}/{{dataset}}.log",
+    params:
+        k=config["katago"],
+        komi=lambda w: config["datasets"][w.dataset].get(
+            "komi", config["katago"]["komi"]
+        ),
+        rules=lambda w: config["datasets"][w.dataset].get(
+            "rules", config["katago"]["rules"]
+        ),
+        arrangements=lambda w, input: " ".join(
+            f"--arrangements {shlex.quote(p)}" for p in input.arrangements
+        ),
+        work=lambda w, output: os.path.join(
+            os.path.dirname(output.analyses), f"katago-{w.dataset}"
+        ),
+        shared="--shared-cache" if config["katago"]["shared_cache"] else "",
     shell:
         "moveorder analyse-actual {params.arrangements} --katago {input.katago:q} --model {input.model:q} "
         "--tuner {input.tuner:q} --tuning {params.k[tuning]:q} --visits {params.k[visits]} --rules {params.rules} --komi {params.komi} "
@@ -83,21 +91,27 @@ rule score:
         table=f"{SCORE_DIR}/{{dataset}}/{{n}}m.csv",
         moves=f"{SCORE_DIR}/{{dataset}}/{{n}}m-moves.csv",
         stats=f"{SCORE_DIR}/{{dataset}}/{{n}}m-stats.json",
-    params:
-        k=config["katago"],
-        komi=lambda w: config["datasets"][w.dataset].get("komi", config["katago"]["komi"]),
-        rules=lambda w: config["datasets"][w.dataset].get("rules", config["katago"]["rules"]),
-        work=lambda w, output: os.path.join(os.path.dirname(output.table), f"katago-{w.n}m"),
-        clamp="--clamp" if config["katago"]["clamp"] else "",
-        shared="--shared-cache" if config["katago"]["shared_cache"] else "",
+    log:
+        f"logs/scoring/{RUN_NAME}/{KATAGO_TAG}/{{dataset}}-{{n}}m.log",
+    conda:
+        "../../envs/moveorder.yaml"
     threads: config["katago"]["threads"]
     resources:
         runtime=config["katago"]["runtime_minutes"],
         mem_mb=8000,
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        f"logs/scoring/{RUN_NAME}/{KATAGO_TAG}/{{dataset}}-{{n}}m.log",
+    params:
+        k=config["katago"],
+        komi=lambda w: config["datasets"][w.dataset].get(
+            "komi", config["katago"]["komi"]
+        ),
+        rules=lambda w: config["datasets"][w.dataset].get(
+            "rules", config["katago"]["rules"]
+        ),
+        work=lambda w, output: os.path.join(
+            os.path.dirname(output.table), f"katago-{w.n}m"
+        ),
+        clamp="--clamp" if config["katago"]["clamp"] else "",
+        shared="--shared-cache" if config["katago"]["shared_cache"] else "",
     # One analysis cache a job, in its work folder (a rerun after a crash resumes from it), over the
     # set's actual analyses. Each position is analysed from an empty network cache (unless
     # katago.shared_cache), so its leads depend on the position alone, whichever job analysed it.

@@ -5,7 +5,9 @@
 
 rule sweep_summary:
     input:
-        lambda w: [run_path(r, r["dataset"], r["n"], ".csv") for r in SWEEPS[w.sweep]["runs"]],
+        lambda w: [
+            run_path(r, r["dataset"], r["n"], ".csv") for r in SWEEPS[w.sweep]["runs"]
+        ],
         paper=PAPER_RESULTS,
     output:
         table="results/sweeps/{sweep}/summary.csv",
@@ -14,18 +16,20 @@ rule sweep_summary:
             caption="../report/ablation.rst",
             category="Ablations",
         ),
+    log:
+        "logs/sweeps/{sweep}.log",
+    conda:
+        "../../envs/moveorder.yaml"
     params:
         runs=lambda w, input: " ".join(
             f"--run {r['label']!r} {path}"
-            for r, path in zip(SWEEPS[w.sweep]["runs"], input[: len(SWEEPS[w.sweep]["runs"])])
+            for r, path in zip(
+                SWEEPS[w.sweep]["runs"], input[: len(SWEEPS[w.sweep]["runs"])]
+            )
         ),
         metric=lambda w: SWEEPS[w.sweep]["metric"],
         paper_key=lambda w: SWEEPS[w.sweep].get("paper") or "",
         kind=lambda w: SWEEPS[w.sweep]["figure"],
-    conda:
-        "../../envs/moveorder.yaml"
-    log:
-        "logs/sweeps/{sweep}.log",
     shell:
         "moveorder sweep-summary --name {wildcards.sweep} {params.runs} --metric {params.metric} "
         "--paper {input.paper:q} --paper-key '{params.paper_key}' --table {output.table:q} "
