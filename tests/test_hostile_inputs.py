@@ -808,13 +808,14 @@ def test_no_option_value_of_infer_reaches_the_user_as_an_exception(hostile, opti
 
     # Each limit and its neighbours, then values drawn at random.
     if option in CHOICES:
-        edges = CHOICES[option] + [c.upper() for c in CHOICES[option]] + ["", "tf32"]
+        edges = CHOICES[option] + [c.upper() for c in CHOICES[option]] + ["", "tf32", "--"]
     else:
         low, high = WHOLE.get(option) or REAL[option]
         step = 1 if option in WHOLE else 1e-9 * max(1.0, abs(high))
         edges = [repr(v) if option in REAL else str(v) for v in (low, high) if math.isfinite(v)]
         edges += [repr(v - step) if option in REAL else str(v - 1) for v in (low,) if math.isfinite(v)]
         edges += [repr(v + step) if option in REAL else str(v + 1) for v in (high,) if math.isfinite(v)]
+        edges += ["--"]  # argparse drops a value of "--" and leaves an empty list, unchecked
     for text in edges:
         verify(text)
     settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])(

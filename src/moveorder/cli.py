@@ -1120,8 +1120,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _refuse_empty_values(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """argparse drops a value of ``--`` (``--schedule=--``) and leaves the option an empty list, unchecked:
+    refuse it as argparse refuses a missing value."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    verb = next(p for p in sub.choices.values() if p.get_default("func") is args.func)
+    for action in verb._actions:
+        if action.option_strings and action.nargs is None and getattr(args, action.dest, None) == []:
+            verb.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+
+
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _refuse_empty_values(parser, args)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s"
     )
