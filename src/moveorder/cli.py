@@ -1126,7 +1126,8 @@ def _refuse_empty_values(parser: argparse.ArgumentParser, args: argparse.Namespa
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     verb = next(p for p in sub.choices.values() if p.get_default("func") is args.func)
     for action in verb._actions:
-        if action.option_strings and action.nargs is None and getattr(args, action.dest, None) == []:
+        single = isinstance(action, argparse._StoreAction) and action.nargs is None and action.default != []
+        if action.option_strings and single and getattr(args, action.dest, None) == []:
             verb.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
 
 
