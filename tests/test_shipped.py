@@ -69,3 +69,14 @@ def test_infer_with_no_network_uses_the_shipped_one(tmp_path):
     played = [f"{'abcdefghijklmnopqrs'[col]}{'abcdefghijklmnopqrs'[18 - row]}" for _, (row, col) in moves]
     assert sorted(played[0::2]) == black and sorted(played[1::2]) == white
     assert f"network {NAME};" in game.get_root().get("C")
+
+
+def test_every_loader_refuses_an_unknown_network_naming_the_shipped_ones(tmp_path):
+    """load_policy (every verb's loader, not only infer's option check) names what was given and the
+    shipped networks, for a missing file and for a folder."""
+    with pytest.raises(
+        FileNotFoundError, match=r"^'tygem-9x999': no such network file, .*\(shipped: tygem, tygem-6x128\)"
+    ):
+        load_policy("tygem-9x999")
+    with pytest.raises(FileNotFoundError, match=r": is a folder, and no network of that name is shipped"):
+        load_policy(tmp_path)

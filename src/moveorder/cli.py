@@ -576,15 +576,10 @@ def _check_network(spec: str) -> None:
     """Refuse a ``--network`` that is neither a file nor a shipped network's name, listing the shipped names."""
     from moveorder.nets import shipped
 
-    path = shipped.resolve(spec)
-    if path.is_file():
-        return
-    names = ", ".join(shipped.names()) or "none"
-    what = "is a folder" if path.is_dir() else "no such network file"
-    raise ValueError(
-        f"--network {spec!r}: {what}, and no network of that name is shipped with moveorder (shipped: {names}); "
-        "give a shipped name, or the path of Leela Zero weights (.txt/.gz/.zip) or of a moveorder .pt"
-    )
+    try:
+        shipped.require(spec)
+    except FileNotFoundError as err:
+        raise ValueError(f"--network {err}") from None
 
 
 def _check_device(a: argparse.Namespace) -> None:

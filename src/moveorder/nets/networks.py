@@ -207,9 +207,7 @@ def load_checkpoint(path: Path) -> LeelaNet:
 def load_policy(path: Path) -> LeelaNet:
     """A policy network from a Leela Zero weights file (.txt, .gz, .zip), a moveorder ``model.pt``,
     or the name of a network shipped with the package (:mod:`moveorder.nets.shipped`, e.g. ``tygem``)."""
-    path = shipped.resolve(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such network file")
+    path = shipped.require(path)
     if path.suffix == ".pt":
         return load_checkpoint(path)
     return load_leela(path)

@@ -62,3 +62,17 @@ def resolve(spec: Union[str, Path]) -> Path:
     if not path.exists() and str(spec) in names():
         return weights(str(spec))
     return path
+
+
+def require(spec: Union[str, Path]) -> Path:
+    """:func:`resolve`, refusing a network that is neither a file nor a shipped name: FileNotFoundError
+    naming what was given and the shipped networks."""
+    path = resolve(spec)
+    if path.is_file():
+        return path
+    what = "is a folder" if path.is_dir() else "no such network file"
+    raise FileNotFoundError(
+        f"{str(spec)!r}: {what}, and no network of that name is shipped with moveorder (shipped: "
+        f"{', '.join(names()) or 'none'}); give a shipped name, or the path of Leela Zero weights "
+        "(.txt/.gz/.zip) or of a moveorder .pt"
+    )
