@@ -10,7 +10,7 @@ lacks are installed into ``--site`` (``pip --no-index --no-deps --target``; torc
 are never among them: the machine's own torch is used, and whether it sees CUDA is reported); a
 ``moveorder`` command for the workflow's jobs (``--site``/bin); and NVIDIA's OpenCL for KataGo: where a
 ``libnvidia-opencl.so*`` exists, an ``.icd`` file naming it in ``--opencl-vendors`` and
-``OCL_ICD_VENDORS`` set to that folder (a lent image's /etc/OpenCL/vendors may list pocl and not
+``OCL_ICD_VENDORS`` set to that folder (a GPU image's /etc/OpenCL/vendors may list pocl and not
 NVIDIA, and KataGo then runs on the CPU beside an idle GPU). It prints the GPU (nvidia-smi), torch, its
 CUDA, and the cores.
 

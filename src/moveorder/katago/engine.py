@@ -33,7 +33,7 @@ home folder), or a tuning file of the user's.
 
 :func:`opencl_device` reads which OpenCL device KataGo chose from its stderr log.  The device is
 KataGo's choice among the platforms the OpenCL loader lists, not ours: on a machine whose
-``/etc/OpenCL/vendors`` names pocl and not the GPU's driver (the lent H200s of this project: NVIDIA's
+``/etc/OpenCL/vendors`` names pocl and not the GPU's driver (the H200s this project ran on: NVIDIA's
 ``libnvidia-opencl.so`` installed, no ``nvidia.icd``), KataGo runs on the CPU beside an idle GPU,
 about 40 times slower (70 positions a second against 2,600 at 2 visits, b6c96).
 

@@ -46,7 +46,7 @@ CPU_BATCH = 64
 #: On a GPU (docs/benchmarks.md, "The GPU path"): one size, so results do not depend on batching, and near
 #: where a card fills for our 4x32 networks.  A call of the one-position tool asks 69-112 positions (median,
 #: 20 and 40 stones) and one of infer-set's SA chunks 1,300-2,100: 1,024 padded 89-93% and 24-36% of them,
-#: 256 pads 57-74% and 7-10%.  Not measured on a GPU yet (none was lent): bench/gpu_check.py times 64-1,024.
+#: 256 pads 57-74% and 7-10%.  Not measured on a GPU yet: bench/gpu_check.py times 64-1,024.
 GPU_BATCH = 256
 
 
