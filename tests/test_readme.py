@@ -194,3 +194,25 @@ def test_no_words_of_how_the_work_was_organised():
                 if m:
                     found.append(f"{f.relative_to(ROOT)}:{n}: {name}: {m.group(0)!r}")
     assert not found, "\n".join(found)
+
+
+def _anchors(markdown: str) -> set:
+    """GitHub's anchors of a Markdown file's headings: lower case, punctuation dropped, spaces to hyphens."""
+    heads = re.findall(r"^#+ (.+)$", re.sub(r"^```.*?^```", "", markdown, flags=re.S | re.M), flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+
+
+def test_every_link_of_the_readme_and_docs_resolves_with_its_anchor():
+    broken = []
+    for doc in [README, *sorted((ROOT / "docs").glob("*.md")), ROOT / "config/README.md", ROOT / "bench/README.md"]:
+        text = doc.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if target.startswith(("http", "mailto:")):
+                continue
+            path, _, anchor = target.partition("#")
+            file = (doc.parent / path).resolve() if path else doc
+            if not file.exists():
+                broken.append(f"{doc.relative_to(ROOT)}: {target} (no such file)")
+            elif anchor and file.suffix == ".md" and anchor not in _anchors(file.read_text(encoding="utf-8")):
+                broken.append(f"{doc.relative_to(ROOT)}: {target} (no such heading)")
+    assert not broken, "\n".join(broken)
