@@ -28,4 +28,4 @@ Beside them: :mod:`moveorder.settings` (every default; imported by every stage, 
 :mod:`moveorder.cli` (parses and dispatches, nothing else; imports every stage).
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -430,7 +430,7 @@ def write_sgf(
     game = sgf.Sgf_game(size=coords.SIZE)
     root = game.get_root()
     root.set("C", comment)
-    root.set("AP", ("moveorder", "0.1.0"))
+    root.set("AP", ("moveorder", "0.2.0"))
     if komi is not None:
         root.set("KM", float(komi))
     if black:
