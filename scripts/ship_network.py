@@ -43,6 +43,19 @@ def read_network(path: Path):
     return net.eval(), cfg, step
 
 
+def heldout_json(table) -> dict:
+    """A held-out table's rows as the JSON's ``{set: {games, positions, top1_accuracy, mean_log_likelihood}}``."""
+    return {
+        r.set: {
+            "games": int(r.heldout_games),
+            "positions": int(r.positions),
+            "top1_accuracy": float(r.top1_accuracy),
+            "mean_log_likelihood": float(r.mean_log_likelihood),
+        }
+        for r in table.itertuples()
+    }
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--name", required=True)
@@ -54,6 +67,13 @@ def main(argv=None) -> int:
     p.add_argument("--machine", default=f"{platform.machine()} CPU, {torch.get_num_threads()} threads")
     p.add_argument("--note", default="", help="anything a user should know (e.g. a run stopped early)")
     p.add_argument("--heldout", nargs=2, action="append", required=True, metavar=("SET", "POOL"))
+    p.add_argument("--positions", type=int, default=20000, help="held-out positions a set (default: 20000)")
+    p.add_argument(
+        "--openings",
+        type=int,
+        default=0,
+        help="also measure the held-out games' positions before this move (a network tuned on openings)",
+    )
     a = p.parse_args(argv)
 
     net, cfg, step = read_network(Path(a.checkpoint))
@@ -63,7 +83,13 @@ def main(argv=None) -> int:
     if size > LIMIT:
         out.unlink()
         raise SystemExit(f"{out}: {size} bytes, over the 10 MB a shipped network may take")
-    table = heldout_table({a.name: out}, {s: Path(q) for s, q in a.heldout}, cfg["heldout_fraction"], cfg["seed"])
+    pools = {s: Path(q) for s, q in a.heldout}
+    table = heldout_table({a.name: out}, pools, cfg["heldout_fraction"], cfg["seed"], a.positions)
+    openings = None
+    if a.openings:
+        openings = heldout_table(
+            {a.name: out}, pools, cfg["heldout_fraction"], cfg["seed"], a.positions, max_move=a.openings
+        )
     info = {
         "name": a.name,
         "weights": out.name,
@@ -81,18 +107,15 @@ def main(argv=None) -> int:
         "config_file": a.config,
         "config": cfg,
         "note": a.note,
-        "heldout": {
-            r.set: {
-                "games": int(r.heldout_games),
-                "positions": int(r.positions),
-                "top1_accuracy": float(r.top1_accuracy),
-                "mean_log_likelihood": float(r.mean_log_likelihood),
-            }
-            for r in table.itertuples()
-        },
+        "heldout": heldout_json(table),
     }
+    if openings is not None:
+        info["heldout_openings"] = {"before_move": a.openings, **heldout_json(openings)}
     (shipped.HERE / f"{a.name}.json").write_text(json.dumps(info, indent=2) + "\n")
     print(table.to_markdown(index=False, floatfmt=".4f"))
+    if openings is not None:
+        print(f"positions before move {a.openings}:")
+        print(openings.to_markdown(index=False, floatfmt=".4f"))
     return 0
 
 

@@ -44,9 +44,12 @@ def heldout_table(
     seed: int,
     positions: int = 20000,
     device: Optional[str] = "cpu",
+    max_move: int = 0,
 ) -> pd.DataFrame:
     """One row per (network, set): accuracy on the set's held-out games (training's split and sample).
 
+    ``max_move``: only the positions before that move of each held-out game (the openings, as
+    ``training.max_move`` trains on them); 0: every position.
     A network is any file :func:`moveorder.nets.networks.load_policy` reads (a shipped network's name too).
     ``device``: where the networks run (:func:`moveorder.nets.devices.resolve`; None: a GPU if torch sees
     one); IEEE float32 on any device (:func:`moveorder.nets.train.evaluate`).
@@ -55,7 +58,7 @@ def heldout_table(
     samplers = {}
     for s, pool in pools.items():
         _, held = split_games(load_records(pool), fraction, seed)
-        samplers[s] = (len(held), PositionSampler.from_records(held))
+        samplers[s] = (len(held), PositionSampler.from_records(held, max_move))
     rows = []
     for name, path in networks.items():
         # Channels-last, as training evaluates: the same convolution kernels, the same numbers.

@@ -1,0 +1,163 @@
+"""The one-position tool as a player meets it: exact orders, matching prefix and seconds a position for
+each network x precision x beam width, and ``moveorder infer``'s own wall time end to end.
+
+    python bench/player.py others --records data/records/pro/qualified.jsonl \
+        --exclude data/arrangements/pro/20m.jsonl --set pro-other --out-dir data/arrangements/pro-other
+    python bench/player.py table --arrangements data/arrangements/pro/20m.jsonl --games 100 \
+        --network tygem --network tygem-6x128 --precision float32 --precision bfloat16 \
+        --width 16 --width 32 --threads 2 --work /tmp/player --csv table.csv
+    python bench/player.py infer --arrangements data/arrangements/pro/40m.jsonl --games 5 --work /tmp/infer
+
+``others`` draws evaluation games outside a configuration's own set: the qualified records whose
+move sequence is none of the excluded arrangements' games (nor starts with one's moves), ``--count``
+of them drawn with ``--seed``, clipped to each length (``moveorder.data.arrangements.clip``).
+
+``table`` runs ``moveorder infer-set`` (the command a pipeline run uses, so the figures are those of the
+code path users run) once per cell, each in a process of its own with ``--threads`` torch threads, and
+reads exact matches and matching prefixes from its results and the search's seconds from its
+``--stats``.  A cell already in ``--work`` is read back, not run again.
+
+``infer`` writes each arrangement as an SGF of setup stones and times ``moveorder infer POSITION -o
+OUT`` with the given options (none: the default), process start, network load and output included.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from moveorder.data.arrangements import clip, dedupe, load_arrangements, write_jsonl
+from moveorder.data.records import load_records
+
+MOVEORDER = [sys.executable, "-m", "moveorder"]
+
+
+def others(a):
+    excluded = [x for path in a.exclude for x in load_arrangements(path)]
+    starts = {"".join(x.actual) for x in excluded}
+    records, _ = dedupe(sorted(load_records(a.records), key=lambda r: r.source))
+    free = [r for r in records if not any(r.moves.startswith(s) or s.startswith(r.moves) for s in starts)]
+    if len(free) < a.count:
+        raise SystemExit(f"{a.records}: only {len(free)} records outside the excluded games, {a.count} asked")
+    idx = sorted(int(i) for i in np.random.default_rng(a.seed).choice(len(free), size=a.count, replace=False))
+    chosen = [free[i] for i in idx]
+    for n in a.lengths:
+        write_jsonl(Path(a.out_dir) / f"{n}m.jsonl", (clip(r, n, a.set) for r in chosen))
+    print(f"{len(records)} records, {len(free)} outside the {len(excluded)} excluded; {a.count} drawn -> {a.out_dir}")
+
+
+def cell(a, network, precision, width):
+    name = f"{Path(network).name}-{precision}-w{width}"
+    out, stats = Path(a.work) / f"{name}.jsonl", Path(a.work) / f"{name}.stats.json"
+    if not stats.exists():
+        arrs = Path(a.work) / "arrangements.jsonl"
+        cmd = MOVEORDER + [
+            "infer-set", "--arrangements", str(arrs), "--out", str(out), "--table", str(out.with_suffix(".csv")),
+            "--stats", str(stats), "--network", network, "--method", "beam", "--beam-width", str(width),
+            "--precision", precision, "--quiet",
+        ]  # fmt: skip
+        env = {**os.environ, "OMP_NUM_THREADS": str(a.threads), "MKL_NUM_THREADS": str(a.threads)}
+        subprocess.run(cmd, check=True, env=env)
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line]
+    st = json.loads(stats.read_text())
+    return {
+        "network": network,
+        "precision": precision,
+        "width": width,
+        "positions": len(rows),
+        "exact": sum(r["exact_match"] for r in rows) / len(rows),
+        "prefix": statistics.mean(r["matching_prefix"] for r in rows),
+        "moves": statistics.mean(r["matching_moves"] for r in rows),
+        "evaluations": st["evaluations"] / len(rows),
+        "seconds": st["seconds"] / len(rows),
+    }
+
+
+def table(a):
+    Path(a.work).mkdir(parents=True, exist_ok=True)
+    lines = [x for x in Path(a.arrangements).read_text(encoding="utf-8").split("\n") if x][: a.games]
+    arrs = Path(a.work) / "arrangements.jsonl"
+    if arrs.exists() and arrs.read_text(encoding="utf-8").split("\n")[: len(lines)] != lines:
+        raise SystemExit(f"{arrs}: another set of arrangements; give another --work")
+    arrs.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{a.arrangements}: {len(lines)} arrangements; {a.threads} torch threads a process")
+    print("| network | precision | width | exact | prefix | moves at their number | evaluations | s / position |")
+    print("|---|---|---|---|---|---|---|---|")
+    rows = []
+    for network in a.network:
+        for precision in a.precision:
+            for width in a.width:
+                r = cell(a, network, precision, width)
+                rows.append(r)
+                print(
+                    f"| {network} | {precision} | {width} | {r['exact']:.0%} | {r['prefix']:.2f} | "
+                    f"{r['moves']:.2f} | {r['evaluations']:,.0f} | {r['seconds']:.2f} |",
+                    flush=True,
+                )
+    if a.csv:
+        import pandas as pd
+
+        pd.DataFrame(rows).to_csv(a.csv, index=False)
+
+
+def position_sgf(x) -> str:
+    stones = "".join(f"A{c}" + "".join(f"[{p}]" for p in pts) for c, pts in (("B", x.black), ("W", x.white)))
+    return f"(;GM[1]FF[4]SZ[19]KM[{x.komi}]{stones})\n"
+
+
+def infer(a):
+    work = Path(a.work)
+    work.mkdir(parents=True, exist_ok=True)
+    walls = []
+    for k, x in enumerate(load_arrangements(a.arrangements)[: a.games]):
+        pos, out = work / f"{k}.sgf", work / f"{k}-out.sgf"
+        pos.write_text(position_sgf(x))
+        t0 = time.perf_counter()
+        subprocess.run(MOVEORDER + ["infer", str(pos), "-o", str(out)] + a.option, check=True, capture_output=True)
+        walls.append(time.perf_counter() - t0)
+        print(f"{x.id}: {walls[-1]:.1f} s", flush=True)
+    print(
+        f"moveorder infer {' '.join(a.option) or '(defaults)'}: {len(walls)} positions of {x.n} stones; "
+        f"median {statistics.median(walls):.1f} s, max {max(walls):.1f} s"
+    )
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="verb", required=True)
+    o = sub.add_parser("others", help="evaluation games outside a configuration's set")
+    o.add_argument("--records", required=True)
+    o.add_argument("--exclude", action="append", default=[], help="arrangements whose games to leave out")
+    o.add_argument("--set", default="pro-other")
+    o.add_argument("--count", type=int, default=100)
+    o.add_argument("--seed", type=int, default=20231128)
+    o.add_argument("--lengths", type=int, nargs="+", default=[20, 40])
+    o.add_argument("--out-dir", required=True)
+    t = sub.add_parser("table", help="network x precision x width")
+    t.add_argument("--arrangements", required=True)
+    t.add_argument("--games", type=int, default=100)
+    t.add_argument("--network", action="append", required=True)
+    t.add_argument("--precision", action="append", default=None)
+    t.add_argument("--width", action="append", type=int, required=True)
+    t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--work", required=True, help="folder of each cell's results (reused)")
+    t.add_argument("--csv")
+    i = sub.add_parser("infer", help="moveorder infer's wall time, end to end")
+    i.add_argument("--arrangements", required=True)
+    i.add_argument("--games", type=int, default=5)
+    i.add_argument("--work", required=True)
+    i.add_argument("--option", action="append", default=[], help="an option of moveorder infer (repeat)")
+    a = p.parse_args()
+    if a.verb == "table" and not a.precision:
+        a.precision = ["float32"]
+    {"others": others, "table": table, "infer": infer}[a.verb](a)
+
+
+if __name__ == "__main__":
+    main()
