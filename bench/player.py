@@ -52,8 +52,8 @@ def others(a):
     print(f"{len(records)} records, {len(free)} outside the {len(excluded)} excluded; {a.count} drawn -> {a.out_dir}")
 
 
-def cell(a, network, precision, width):
-    name = f"{Path(network).name}-{precision}-w{width}"
+def cell(a, network, precision, width, batch):
+    name = f"{Path(network).name}-{precision}-w{width}" + (f"-b{batch}" if batch else "")
     out, stats = Path(a.work) / f"{name}.jsonl", Path(a.work) / f"{name}.stats.json"
     if not stats.exists():
         arrs = Path(a.work) / "arrangements.jsonl"
@@ -61,7 +61,7 @@ def cell(a, network, precision, width):
             "infer-set", "--arrangements", str(arrs), "--out", str(out), "--table", str(out.with_suffix(".csv")),
             "--stats", str(stats), "--network", network, "--method", "beam", "--beam-width", str(width),
             "--precision", precision, "--quiet",
-        ]  # fmt: skip
+        ] + (["--max-batch", str(batch)] if batch else [])  # fmt: skip
         env = {**os.environ, "OMP_NUM_THREADS": str(a.threads), "MKL_NUM_THREADS": str(a.threads)}
         subprocess.run(cmd, check=True, env=env)
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line]
@@ -70,6 +70,7 @@ def cell(a, network, precision, width):
         "network": network,
         "precision": precision,
         "width": width,
+        "max_batch": batch or "default",
         "positions": len(rows),
         "exact": sum(r["exact_match"] for r in rows) / len(rows),
         "prefix": statistics.mean(r["matching_prefix"] for r in rows),
@@ -87,19 +88,22 @@ def table(a):
         raise SystemExit(f"{arrs}: another set of arrangements; give another --work")
     arrs.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{a.arrangements}: {len(lines)} arrangements; {a.threads} torch threads a process")
-    print("| network | precision | width | exact | prefix | moves at their number | evaluations | s / position |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        "| network | precision | width | batch | exact | prefix | moves at their number | evaluations | s / position |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     rows = []
     for network in a.network:
         for precision in a.precision:
             for width in a.width:
-                r = cell(a, network, precision, width)
-                rows.append(r)
-                print(
-                    f"| {network} | {precision} | {width} | {r['exact']:.0%} | {r['prefix']:.2f} | "
-                    f"{r['moves']:.2f} | {r['evaluations']:,.0f} | {r['seconds']:.2f} |",
-                    flush=True,
-                )
+                for batch in a.max_batch:
+                    r = cell(a, network, precision, width, batch)
+                    rows.append(r)
+                    print(
+                        f"| {network} | {precision} | {width} | {r['max_batch']} | {r['exact']:.0%} | "
+                        f"{r['prefix']:.2f} | {r['moves']:.2f} | {r['evaluations']:,.0f} | {r['seconds']:.2f} |",
+                        flush=True,
+                    )
     if a.csv:
         import pandas as pd
 
@@ -145,6 +149,7 @@ def main():
     t.add_argument("--network", action="append", required=True)
     t.add_argument("--precision", action="append", default=None)
     t.add_argument("--width", action="append", type=int, required=True)
+    t.add_argument("--max-batch", action="append", type=int, default=None, help="0: infer-set's default")
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--work", required=True, help="folder of each cell's results (reused)")
     t.add_argument("--csv")
@@ -154,8 +159,9 @@ def main():
     i.add_argument("--work", required=True)
     i.add_argument("--option", action="append", default=[], help="an option of moveorder infer (repeat)")
     a = p.parse_args()
-    if a.verb == "table" and not a.precision:
-        a.precision = ["float32"]
+    if a.verb == "table":
+        a.precision = a.precision or ["float32"]
+        a.max_batch = a.max_batch or [0]
     {"others": others, "table": table, "infer": infer}[a.verb](a)
 
 
