@@ -21,8 +21,8 @@ from moveorder.katago.scoring import score_file
 from moveorder.nets import devices
 from moveorder.nets.likelihood import GPU_BATCH, PolicyLikelihood
 from moveorder.nets.networks import LeelaNet, _symmetry_maps, load_policy, policy_probs
+from moveorder.nets.sampling import PositionSampler
 from moveorder.nets.train import (
-    PositionSampler,
     Prefetch,
     autocast_dtype,
     resume,

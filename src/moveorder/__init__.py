@@ -12,11 +12,14 @@ package   modules                                          rule file            
 ========  ===============================================  =======================  ======================
 go/       coords, board: the game itself (no torch)        (every stage)            -
 data/     download, archives, records, tygem, qualify,     workflow/rules/data.smk  download, extract,
-          arrangements: records in, evaluation sets out                             filter, select
+          arrangements: records in, evaluation sets out;                            filter, select, infer
+          position: the one-position tool's input
 nets/     features, networks, likelihood, devices,         networks.smk             train-policy,
-          packed, train, shipped: P(move | position)                                pack-pool, policy
-search/   anneal, beam, exact, captures, inference:        inference.smk            infer-set, infer
-          the order of play
+          sampling, packed, train, shipped:                                         pack-pool, policy
+          P(move | position)
+search/   problem, boards, plans, anneal, beam, exact,     inference.smk            infer-set, infer
+          captures, dispatch (the one entry point),
+          results, inference: the order of play
 katago/   install, engine, loss, scoring: the judge        scoring.smk              install-katago, score,
                                                                                     analyse-actual
 report/   metrics, plots, summary, sweeps, cross_level,   figures.smk, sweeps.smk, report, sweep-summary,

@@ -463,8 +463,8 @@ def cmd_policy(a: argparse.Namespace) -> int:
 # --- inference ------------------------------------------------------------------
 
 
-def _anneal_options(s: argparse.ArgumentParser) -> None:
-    d, p = S.AnnealConfig(), S.PolicyConfig()
+def _search_options(s: argparse.ArgumentParser) -> None:
+    d, p = S.SearchConfig(), S.PolicyConfig()
     paper = ", ".join(f"{v:,} for {k} moves" for k, v in S.PAPER_ITERATIONS.items())
     s.add_argument(
         "--network",
@@ -596,13 +596,13 @@ def _check_device(a: argparse.Namespace) -> None:
         raise ValueError(f"--precision tf32 needs a CUDA device (--device cuda), not {device}")
 
 
-def _infer_config(a: argparse.Namespace) -> S.AnnealConfig:
+def _infer_config(a: argparse.Namespace) -> S.SearchConfig:
     """``infer``'s search settings: the ``--quality`` preset's, then the options given; every option
     outside what the one-position tool can do refused with the option, the limit and why (the limits:
     :mod:`moveorder.settings`)."""
     values = S.quality_values(a.quality, vars(a))
     _check_infer_options(a, argparse.Namespace(**values))
-    return S.from_mapping(S.AnnealConfig, values)
+    return S.from_mapping(S.SearchConfig, values)
 
 
 def _check_infer_options(a: argparse.Namespace, cfg: argparse.Namespace) -> None:
@@ -674,7 +674,7 @@ def _infer_set_options(s: argparse.ArgumentParser) -> None:
         default=S.PolicyConfig().chunk,
         help="arrangements per batch (and per resume unit)",
     )
-    _anneal_options(s)
+    _search_options(s)
 
 
 @verb("infer-set", "infer the order of play for every arrangement of a file", _infer_set_options)
@@ -686,7 +686,7 @@ def cmd_infer_set(a: argparse.Namespace) -> int:
         Path(a.arrangements),
         Path(a.out),
         Path(a.table),
-        _config_from(S.AnnealConfig, a),
+        _config_from(S.SearchConfig, a),
         lambda: _evaluator(a),
         a.network,
         a.precision,
@@ -760,7 +760,7 @@ def _player_options(s: argparse.ArgumentParser) -> None:
     )
     research = s.add_argument_group("research options (--quality sets --method, --beam-width, --beam-future)")
     known = {a.dest for a in s._actions}
-    _anneal_options(s)
+    _search_options(s)
     for action in s._actions:
         if action.dest not in known and action.dest not in PLAYER_OPTIONS:
             action.research = True
@@ -768,7 +768,7 @@ def _player_options(s: argparse.ArgumentParser) -> None:
             research._group_actions.append(action)
         if action.dest in S.QUALITY_SETTINGS:
             unset = not all(action.dest in preset for _, preset in S.QUALITIES.values())
-            default = f", else {action.default}" if unset else ""  # AnnealConfig's, where a preset sets none
+            default = f", else {action.default}" if unset else ""  # SearchConfig's, where a preset sets none
             action.default = None
             action.help = action.help.replace("(default: %(default)s)", f"(default: the --quality preset's{default})")
     s.usage = "%(prog)s POSITION [-o OUT.sgf] [options]"

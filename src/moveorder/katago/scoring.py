@@ -230,7 +230,7 @@ def score_file(
     (None: :func:`moveorder.nets.devices.gpu_present`).  ``seeds``: analyses made
     before (:func:`analyse_actual_file`'s), read only: their positions are not analysed again.
     """
-    from moveorder.search.inference import load_results
+    from moveorder.search.results import load_results
 
     results = load_results(Path(results_path))
     work = Path(work_dir)

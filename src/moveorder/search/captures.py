@@ -1,7 +1,7 @@
-"""Orders of play for positions with captures: the problem, its refusals, and the ranked beam over legal play.
+"""Orders of play for positions with captures: the ranked beam over legal play, and its backtracking.
 
-The problem: the stones on the board, and the *prisoners*: the
-number of stones each side has captured (Black's prisoners are white
+The problem (:class:`moveorder.search.problem.Problem`): the stones on the board, and the
+*prisoners*: the number of stones each side has captured (Black's prisoners are white
 stones, White's are black ones).  A sequence answers it when it is legal
 from the empty board (captures, no suicide, no simple-ko retake, no
 repetition of an earlier whole-board position: positional superko), Black
@@ -37,11 +37,19 @@ best first, so the board work is done for about the children kept, plus
 those pruned (at most ``PRUNED_PER_CHILD x width`` a choice).  Where the
 beam dies, :func:`search` backtracks (:func:`backtrack`).
 
+Why the ranking is written twice, here and in :mod:`moveorder.search.beam`: the capture-free beam
+builds every child of every arrangement at once as rows of a tensor on the network's device (every
+child is legal, so ranking is a top-k per arrangement), while here a child exists only once it has
+been played on a board and has passed the prunes, so a ranking is an *order* in which to build
+children until the width is full, tiers on top, and a layer keeps that order for backtracking.  A
+shared function would make the tensor beam build boards or this one build every child; the test
+that the two keep the same orders on capture-free problems keeps them equal.
+
 Passes: :func:`search` may run the beam again (``passes``).  A later pass
 starts from the stone estimates of the passes before (every evaluation so far,
 so its future costs are informed from the first move), and where an order was
 found, keeps its doomed stones to that order's *capture plan*: the points
-where each colour had a stone captured (:func:`capture_plan`), once a plan;
+where each colour had a stone captured (:func:`moveorder.search.plans.capture_plan`), once a plan;
 where none was, it may search with a wider beam (``widen``: evaluations spent
 only on the problems not answered yet).  With the plan
 the doomed-set tier has nothing to spread, so such a problem is ranked by
@@ -49,31 +57,32 @@ the doomed-set tier has nothing to spread, so such a problem is ranked by
 top-row-first flat order of :mod:`moveorder.go.board`; moves in and out are
 Leela Zero indices.
 
-The annealer and the exact solver handle capture-free positions only; a
-position with prisoners is refused by :func:`require_beam` with the method
-that can.
+The annealer and the exact solver handle capture-free positions only; the dispatcher
+(:func:`moveorder.search.dispatch.run`) refuses a position with prisoners for them, naming the method
+that can.  The positions' network input and the replay of a sequence are
+:mod:`moveorder.search.boards`'s.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-import torch
 
 from moveorder.go import board as goboard
 from moveorder.go import coords
 from moveorder.go.coords import POINTS
-from moveorder.nets.features import FLAT_OF_LZ, HISTORY, history_stack_planes
-from moveorder.nets.likelihood import PolicyLikelihood, legal_renormalised, log
-from moveorder.settings import AnnealConfig
+from moveorder.nets.features import FLAT_OF_LZ, HISTORY
+from moveorder.nets.likelihood import PolicyLikelihood
+from moveorder.search.boards import EMPTY_BOARD, position_log_probs
+from moveorder.search.plans import capture_plan
+from moveorder.search.problem import Problem, SearchStats
+from moveorder.settings import SearchConfig
 
-_DEFAULTS = AnnealConfig()
+_DEFAULTS = SearchConfig()
 
 BLACK, WHITE, EMPTY = goboard.BLACK, goboard.WHITE, goboard.EMPTY
-_EMPTY_BOARD = bytes(POINTS)
 #: A layer's choice gives up after this many children per kept place that cannot reach the position.
 PRUNED_PER_CHILD = 8
 #: Shares of the width kept, for a position with captures, by likelihood, by fewest captures still to
@@ -100,186 +109,6 @@ def _neighbour_table() -> np.ndarray:
 _NEIGHBOURS_LZ = _neighbour_table()
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One position to order: final stones (Leela Zero indices) and the prisoners each side took."""
-
-    black: Tuple[int, ...]
-    white: Tuple[int, ...]
-    prisoners_black: int = 0  # white stones Black captured
-    prisoners_white: int = 0  # black stones White captured
-
-    @property
-    def moves(self) -> int:
-        return len(self.black) + len(self.white) + self.prisoners_black + self.prisoners_white
-
-    def moves_of(self, colour: int) -> int:
-        """Moves ``colour`` plays: its final stones and its stones the other side captured."""
-        if colour == BLACK:
-            return len(self.black) + self.prisoners_white
-        return len(self.white) + self.prisoners_black
-
-    def captured_of(self, colour: int) -> int:
-        """Stones of ``colour`` the sequence captures (the other side's prisoners)."""
-        return self.prisoners_white if colour == BLACK else self.prisoners_black
-
-    def final_board(self) -> bytes:
-        """The position as a flat board (``bytes``, one value per point)."""
-        b = bytearray(POINTS)
-        for colour, stones in ((BLACK, self.black), (WHITE, self.white)):
-            for k in stones:
-                b[coords.lz_to_flat(k)] = colour
-        return bytes(b)
-
-
-def check_problem(
-    black: Sequence[coords.Point], white: Sequence[coords.Point], prisoners: Tuple[int, int], where: str
-) -> None:
-    """Raise ValueError naming ``where`` and the reason unless some legal sequence could end at this position.
-
-    Refused: negative prisoner counts, move counts that cannot alternate from
-    Black even with the prisoners, no move at all, a group without liberties
-    (after any legal move every group on the board has one), and no stone of
-    the colour that moved last (its last stone cannot have been captured).  The
-    point checks (on the board, one stone a point) are the caller's
-    (:func:`moveorder.search.inference.check_position`'s, which runs first).
-    """
-    pb, pw = prisoners
-    if pb < 0 or pw < 0:
-        raise ValueError(f"{where}: prisoners {pb} {pw}: counts cannot be negative")
-    moves_b, moves_w = len(black) + pw, len(white) + pb
-    if moves_b + moves_w < 1:
-        raise ValueError(f"{where}: the position has no stones and no prisoners")
-    if moves_b - moves_w not in (0, 1):
-        raise ValueError(
-            f"{where}: {len(black)} black and {len(white)} white stones with prisoners {pb} (Black's) and "
-            f"{pw} (White's) make {moves_b} black and {moves_w} white moves: with Black first and alternating "
-            "moves, Black plays as many moves as White or one more"
-        )
-    dead = goboard.groups_without_liberties(goboard.from_stones(black, white))
-    if dead:
-        names = "; ".join(" ".join(coords.to_gtp(p) for p in g) for g in dead)
-        raise ValueError(f"{where}: group(s) without liberties ({names}): no legal move leaves a group so")
-    last, stones = ("Black", black) if (moves_b + moves_w) % 2 == 1 else ("White", white)
-    if not stones:
-        raise ValueError(
-            f"{where}: the last of the {moves_b + moves_w} moves is {last}'s, but {last} has no stone on the "
-            "board: nothing after the last move can have captured it"
-        )
-
-
-def require_beam(method: str, prisoners: Tuple[int, int], where: str) -> None:
-    """Refuse a position with captures for a method other than the beam (the one that handles them)."""
-    if any(prisoners) and method != "beam":
-        raise ValueError(
-            f"{where}: a position with captures (prisoners {prisoners[0]} {prisoners[1]}) is searched by the "
-            f"beam only; method {method!r} orders capture-free positions (use method beam)"
-        )
-
-
-# --- network input ---------------------------------------------------------------------------
-
-
-def history_planes(histories: Sequence[Tuple[bytes, ...]], black_to_move: bool) -> torch.Tensor:
-    """``(P, 18, 19, 19)`` float32 planes (Leela Zero order) from each prefix's last boards.
-
-    ``histories[k]``: flat boards, the current one first, at most 8 (fewer near the start: the
-    planes before the empty board are zeros), as :func:`moveorder.nets.features.board_history_planes`.
-    """
-    buf = b"".join(b"".join(h) + _EMPTY_BOARD * (HISTORY - len(h)) for h in histories)
-    boards = np.frombuffer(buf, dtype=np.uint8).reshape(len(histories), HISTORY, POINTS)[:, :, FLAT_OF_LZ]
-    return torch.from_numpy(history_stack_planes(boards, black_to_move))
-
-
-def position_log_probs(
-    likelihood: PolicyLikelihood, histories: Sequence[Tuple[bytes, ...]], black_to_move: bool
-) -> np.ndarray:
-    """``(P, 362)`` float64 log ``P(move | position)`` (Leela Zero order) of the prefixes' positions.
-
-    With ``legal_only``, divided by the mass on the empty points and pass, as
-    :meth:`moveorder.nets.likelihood.PolicyLikelihood.probs_of_codes` does.
-    """
-    t0 = time.perf_counter()
-    probs = likelihood.probs_of_planes(history_planes(histories, black_to_move)).cpu()
-    if likelihood.legal_only:
-        cur = np.frombuffer(b"".join(h[0] for h in histories), dtype=np.uint8).reshape(len(histories), POINTS)
-        probs = legal_renormalised(probs, torch.from_numpy(cur[:, FLAT_OF_LZ] == EMPTY))
-    likelihood.seconds += time.perf_counter() - t0
-    return log(probs).numpy()
-
-
-def replay_boards(moves: Sequence[int]) -> List[bytes]:
-    """Flat boards before each move of a sequence (Leela Zero indices, Black first) and after the last.
-
-    Raises :class:`moveorder.go.board.IllegalMove` naming the move for an illegal one.
-    """
-    board, out = goboard.Board(), [_EMPTY_BOARD]
-    for i, k in enumerate(moves):
-        try:
-            board.play(BLACK if i % 2 == 0 else WHITE, coords.from_lz(k))
-        except goboard.IllegalMove as err:
-            raise goboard.IllegalMove(f"move {i + 1}: {err}") from None
-        out.append(bytes(board.points))
-    return out
-
-
-def sequence_log_probs(likelihood: PolicyLikelihood, moves: Sequence[int]) -> np.ndarray:
-    """``(n,)`` log-probabilities of each move of a sequence that may capture (replayed on the board)."""
-    boards = replay_boards(moves)
-    out = np.empty(len(moves))
-    for parity in (0, 1):
-        idx = list(range(parity, len(moves), 2))
-        if not idx:
-            continue
-        hist = [tuple(boards[max(0, i - HISTORY + 1) : i + 1][::-1]) for i in idx]
-        lp = position_log_probs(likelihood, hist, parity == 0)
-        out[idx] = lp[np.arange(len(idx)), [moves[i] for i in idx]]
-    return out
-
-
-def problem_of_arrangement(arrangement) -> Problem:
-    """The problem of an :class:`moveorder.data.arrangements.Arrangement`: its stones and prisoners."""
-    return Problem(
-        tuple(sorted(coords.sgf_to_lz(arrangement.black))),
-        tuple(sorted(coords.sgf_to_lz(arrangement.white))),
-        int(arrangement.prisoners[0]),
-        int(arrangement.prisoners[1]),
-    )
-
-
-def captured_points(moves: Sequence[int]) -> List[Tuple[int, int]]:
-    """``(colour, Leela Zero index)`` of every stone of a sequence that a later move of it captures."""
-    board, placed, out = goboard.Board(), {}, []
-    for i, k in enumerate(moves):
-        colour = BLACK if i % 2 == 0 else WHITE
-        before = list(board.points)
-        board.play(colour, coords.from_lz(k))
-        placed[coords.lz_to_flat(k)] = (colour, k)
-        for p, v in enumerate(before):
-            if v != EMPTY and board.points[p] == EMPTY:
-                out.append(placed[p])
-    return out
-
-
-def captured_placed(actual: Sequence[int], inferred: Sequence[int]) -> float:
-    """Share of the actual sequence's captured stones that the inferred one also played, and lost, on
-    the same point with the same colour (as multisets; 1.0 when nothing was captured)."""
-    from collections import Counter
-
-    a, b = Counter(captured_points(actual)), Counter(captured_points(inferred))
-    total = sum(a.values())
-    return sum((a & b).values()) / total if total else 1.0
-
-
-def capture_plan(moves: Sequence[int]) -> Tuple[Tuple[int, int], ...]:
-    """The capture plan of a legal sequence: the distinct ``(colour, Leela Zero index)`` of its stones
-    that a later move captures, sorted (a point retaken in a ko counts once)."""
-    return tuple(sorted(set(captured_points(moves))))
-
-
-# --- the search --------------------------------------------------------------------------------
-
-
 class _Prefix:
     __slots__ = ("moves", "ll", "board", "hist", "seen")
 
@@ -289,21 +118,7 @@ class _Prefix:
 
 def _root() -> _Prefix:
     """The empty prefix: the empty board, the only position seen."""
-    return _Prefix([], 0.0, goboard.Board(), (_EMPTY_BOARD,), frozenset([_EMPTY_BOARD]))
-
-
-@dataclass
-class SearchStats:
-    """Work of :func:`capture_beam`: positions evaluated, children built, and time in and out of the network."""
-
-    evaluations: int = 0
-    children: int = 0
-    pruned: int = 0
-    backtracked: int = 0  # problems the beam found nothing for, searched again by backtracking
-    unreachable: int = 0  # of which the backtracking proved that no sequence reaches the position
-    not_found: int = 0  # problems for which no sequence was found
-    seconds: float = 0.0
-    network_seconds: float = 0.0
+    return _Prefix([], 0.0, goboard.Board(), (EMPTY_BOARD,), frozenset([EMPTY_BOARD]))
 
 
 class _Target:
@@ -402,24 +217,24 @@ def _alive(target: _Target, board: goboard.Board, i: int, now: Optional[bytes] =
     return len(costly) <= left
 
 
-def _slack(t: _Target, cur: np.ndarray, colour: int, i: int) -> np.ndarray:
+def _slack(target: _Target, cur: np.ndarray, colour: int, i: int) -> np.ndarray:
     """``(P,)`` remaining budget ``P_c - K_c - D_c`` of ``colour`` after ``i`` moves, boards ``cur`` ``(P, 361)``."""
     mine = cur == colour
-    doomed = np.count_nonzero(mine & (t.final_lz != colour)[None, :], axis=1)
+    doomed = np.count_nonzero(mine & (target.final_lz != colour)[None, :], axis=1)
     captured = _played(i, colour) - np.count_nonzero(mine, axis=1)
-    return t.budget[colour] - captured - doomed
+    return target.budget[colour] - captured - doomed
 
 
-def _doomed_ok(t: _Target, cur: np.ndarray, colour: int, i: int) -> np.ndarray:
+def _doomed_ok(target: _Target, cur: np.ndarray, colour: int, i: int) -> np.ndarray:
     """``(P, 361)``: where ``colour`` may put a doomed stone (Leela Zero order), before building the child.
 
     The stone uses a unit of its colour's budget, and each empty neighbour where the position has no
     opponent stone will need one more (:func:`_alive`); a capture by the stone cannot lower that count.
     """
-    mine_left = _slack(t, cur, colour, i)
-    total = mine_left + _slack(t, cur, goboard.opponent(colour), i)
+    mine_left = _slack(target, cur, colour, i)
+    total = mine_left + _slack(target, cur, goboard.opponent(colour), i)
     costly = np.zeros((cur.shape[0], POINTS + 1), dtype=np.int16)
-    costly[:, :POINTS] = (cur == EMPTY) & (t.final_lz != goboard.opponent(colour))[None, :]
+    costly[:, :POINTS] = (cur == EMPTY) & (target.final_lz != goboard.opponent(colour))[None, :]
     need = costly[:, _NEIGHBOURS_LZ].sum(2)  # (P, 361)
     return (mine_left[:, None] >= 1) & (need <= (total - 1)[:, None])
 
@@ -433,6 +248,7 @@ def capture_beam(
     stats: Optional[SearchStats] = None,
     estimates: Optional[List[Dict[int, np.ndarray]]] = None,
     plans: Optional[Sequence[Optional[Sequence[Tuple[int, int]]]]] = None,
+    meter: Optional["EvaluationMeter"] = None,
 ) -> List[List[Tuple[List[int], float]]]:
     """The ``keep`` most likely sequences found for each problem, best first, with log-likelihoods.
 
@@ -442,7 +258,7 @@ def capture_beam(
     then the lower Leela Zero index, as in :func:`moveorder.search.beam.beam_search`.
     ``estimates``: each problem's stone estimates (:func:`_no_estimates`), used and updated in place
     (a later pass of :func:`search` starts from an earlier one's); ``plans``: each problem's capture
-    plan or None (module docstring, "Passes").
+    plan or None (module docstring, "Passes"); ``meter``: told of every evaluation.
     """
     t0 = time.perf_counter()
     net0, ev0 = likelihood.seconds, likelihood.evaluations
@@ -460,6 +276,8 @@ def capture_beam(
         if not flat:
             break
         logp = position_log_probs(likelihood, [p.hist for _, p in flat], colour == BLACK)[:, :POINTS]
+        if meter is not None:
+            meter.tick()
         row = 0
         for a, beam in enumerate(beams):
             if not beam:
@@ -477,6 +295,7 @@ def capture_beam(
         stats.children += children_built
         stats.pruned += pruned
         stats.evaluations += likelihood.evaluations - ev0
+        stats.requests += likelihood.evaluations - ev0
         stats.network_seconds += likelihood.seconds - net0
         stats.seconds += time.perf_counter() - t0
     return out
@@ -489,6 +308,7 @@ def backtrack(
     future: float,
     max_evaluations: int,
     stats: Optional[SearchStats] = None,
+    meter: Optional["EvaluationMeter"] = None,
 ) -> Tuple[Optional[Tuple[List[int], float]], bool]:
     """Beam search that backtracks where its beam dies (beam-stack search, without its bound).
 
@@ -500,16 +320,18 @@ def backtrack(
     prefix was tried (no layer gave up with children untried), so no legal sequence reaches the position (up to the
     merge, which keeps one of two prefixes with the same last 8 boards even
     where their earlier positions differ for superko); ``(None, False)``
-    means ``max_evaluations`` network evaluations were spent first.
+    means ``max_evaluations`` network evaluations were spent first.  ``meter``: told of every evaluation.
     """
-    t = _Target(problem)
+    target = _Target(problem)
     estimate = _no_estimates()
     dead: Dict[int, set] = {}
     start = likelihood.evaluations
 
     def layer_of(beam: List[_Prefix], i: int) -> _Layer:
         lp = position_log_probs(likelihood, [p.hist for p in beam], i % 2 == 0)[:, :POINTS]
-        layer = _Layer(t, beam, lp, i, estimate, future)
+        if meter is not None:
+            meter.tick()
+        layer = _Layer(target, beam, lp, i, estimate, future)
         layer.dead = dead.setdefault(i + 1, set())
         return layer
 
@@ -544,18 +366,19 @@ def search(
     future: float = _DEFAULTS.beam_future,
     patience: int = _DEFAULTS.patience,
     stats: Optional[SearchStats] = None,
-    passes: int = _DEFAULTS.beam_passes,
-    widen: int = _DEFAULTS.beam_widen,
+    beam_passes: int = _DEFAULTS.beam_passes,
+    beam_widen: int = _DEFAULTS.beam_widen,
     keep: int = 1,
     orders: Optional[List[List[Tuple[List[int], float]]]] = None,
+    progress=None,
 ) -> List[Optional[Tuple[List[int], float]]]:
     """The best sequence found for each problem and its log-likelihood, or None where none was found.
 
-    :func:`capture_beam` over all problems at once, ``passes`` times: each
-    pass after the first starts from the estimates of those before and
+    :func:`capture_beam` over all problems at once, ``beam_passes`` times:
+    each pass after the first starts from the estimates of those before and
     searches a problem with an order found within that order's capture plan
     (module docstring, "Passes"), unless it was searched with that plan
-    before, and a problem with none found yet with ``widen`` times the
+    before, and a problem with none found yet with ``beam_widen`` times the
     width (in a batch of its own); the likelier order is kept (ties: the
     earlier pass's).  A problem no pass found anything for is searched again
     by :func:`backtrack`, with up to ``patience`` times one pass's evaluations
@@ -566,33 +389,23 @@ def search(
     sequences found, best first, the first being the one returned (none where
     None is); each pass keeps up to ``min(keep, width)`` complete sequences at
     its last move, which leaves every pass's best, and so the answer, as with
-    ``keep`` 1.
+    ``keep`` 1.  ``progress``: anything with ``update(k)`` (a tqdm bar), told
+    of the network evaluations spent, out of :func:`evaluation_budget`'s.
     """
-    if passes < 1:
-        raise ValueError(f"passes {passes}: expected at least 1")
-    if widen < 1:
-        raise ValueError(f"widen {widen}: expected at least 1")
+    if beam_passes < 1:
+        raise ValueError(f"beam_passes {beam_passes}: expected at least 1")
+    if beam_widen < 1:
+        raise ValueError(f"beam_widen {beam_widen}: expected at least 1")
+    budget = evaluation_budget(problems, width, beam_passes, beam_widen, patience)
+    meter = None if progress is None else EvaluationMeter(progress, likelihood, budget)
     estimates = [_no_estimates() for _ in problems]
     found: List[Optional[Tuple[List[int], float]]] = [None] * len(problems)
     searched: List[set] = [set() for _ in problems]  # the plans each problem was searched with
     pool: List[list] = [[] for _ in problems]  # every complete sequence found, pass by pass
-    for k in range(passes):
+    for k in range(beam_passes):
         plans = None if k == 0 else [None if r is None else capture_plan(r[0]) for r in found]
-        if k == 0:
-            groups = [(width, list(range(len(problems))))]
-        else:  # a plan is searched once; a problem with no order yet with a wider beam, in its own batch
-            planned = [a for a, p in enumerate(plans) if p is not None and p not in searched[a]]
-            unanswered = [a for a, p in enumerate(plans) if p is None]
-            for a in planned:
-                searched[a].add(plans[a])
-            if widen > 1:
-                groups = [(width, planned), (width * widen, unanswered)]
-            else:
-                groups = [(width, sorted(planned + unanswered))]
         again: List[list] = [[] for _ in problems]
-        for w, members in groups:
-            if not members:
-                continue
+        for w, members in _pass_groups(plans, searched, width, beam_widen):
             sub = capture_beam(
                 likelihood,
                 [problems[a] for a in members],
@@ -602,29 +415,77 @@ def search(
                 estimates=[estimates[a] for a in members],
                 plans=None if plans is None else [plans[a] for a in members],
                 keep=min(keep, w),
+                meter=meter,
             )
             for a, r in zip(members, sub):
                 again[a] = r[:1]
                 pool[a].extend(r)
         found = [_likelier(r, a[0] if a else None) for r, a in zip(found, again)]
     for k, r in enumerate(found):
-        if r is not None or patience < 1:
-            continue
-        ev0, net0, t0 = likelihood.evaluations, likelihood.seconds, time.perf_counter()
-        found[k], exhausted = backtrack(
-            likelihood, problems[k], width, future, patience * width * problems[k].moves, stats
-        )
-        if stats is not None:
-            stats.backtracked += 1
-            stats.unreachable += exhausted
-            stats.evaluations += likelihood.evaluations - ev0
-            stats.network_seconds += likelihood.seconds - net0
-            stats.seconds += time.perf_counter() - t0
+        if r is None and patience >= 1:
+            found[k] = _backtrack_counted(likelihood, problems[k], width, future, patience, stats, meter)
     if stats is not None:
         stats.not_found += sum(r is None for r in found)
     if orders is not None:
         orders[:] = [_distinct(best, others, keep) for best, others in zip(found, pool)]
+    if meter is not None:
+        meter.finish()
     return found
+
+
+def _pass_groups(plans, searched: List[set], width: int, beam_widen: int) -> List[Tuple[int, List[int]]]:
+    """The (width, problems) batches of a pass: every problem in the first (``plans`` None); after it, a
+    problem with a plan not searched yet (the plan is recorded in ``searched``), and one with no order
+    yet with ``beam_widen`` times the width, in a batch of its own.  Empty batches are left out."""
+    if plans is None:
+        return [(width, list(range(len(searched))))]
+    planned = [a for a, p in enumerate(plans) if p is not None and p not in searched[a]]
+    unanswered = [a for a, p in enumerate(plans) if p is None]
+    for a in planned:
+        searched[a].add(plans[a])
+    if beam_widen > 1:
+        groups = [(width, planned), (width * beam_widen, unanswered)]
+    else:
+        groups = [(width, sorted(planned + unanswered))]
+    return [(w, members) for w, members in groups if members]
+
+
+def _backtrack_counted(likelihood, problem: Problem, width, future, patience, stats, meter):
+    """:func:`backtrack` with ``patience`` times one pass's evaluations, its work added to ``stats``."""
+    ev0, net0, t0 = likelihood.evaluations, likelihood.seconds, time.perf_counter()
+    found, exhausted = backtrack(likelihood, problem, width, future, patience * width * problem.moves, stats, meter)
+    if stats is not None:
+        stats.backtracked += 1
+        stats.unreachable += exhausted
+        stats.evaluations += likelihood.evaluations - ev0
+        stats.requests += likelihood.evaluations - ev0
+        stats.network_seconds += likelihood.seconds - net0
+        stats.seconds += time.perf_counter() - t0
+    return found
+
+
+def evaluation_budget(problems: Sequence[Problem], width: int, beam_passes: int, beam_widen: int, patience: int) -> int:
+    """The most network evaluations :func:`search` may spend on ``problems``: each pass's beam (a later
+    one up to ``beam_widen`` times as wide) and the backtracking's ``patience``, ``width`` a move each."""
+    return sum(width * p.moves * (1 + (beam_passes - 1) * beam_widen + patience) for p in problems)
+
+
+class EvaluationMeter:
+    """Tells ``progress`` (``update(k)``) of the network evaluations ``likelihood`` makes from now on,
+    up to ``budget``; :meth:`finish` fills the rest (a search that stops early has used no more)."""
+
+    def __init__(self, progress, likelihood: PolicyLikelihood, budget: int):
+        self.progress, self.likelihood, self.budget = progress, likelihood, budget
+        self.start, self.told = likelihood.evaluations, 0
+
+    def tick(self) -> None:
+        now = min(self.budget, self.likelihood.evaluations - self.start)
+        self.progress.update(now - self.told)
+        self.told = now
+
+    def finish(self) -> None:
+        self.progress.update(self.budget - self.told)
+        self.told = self.budget
 
 
 def _distinct(best, others, keep: int) -> List[Tuple[List[int], float]]:
@@ -645,7 +506,7 @@ def _likelier(old, new):
     return new
 
 
-def _child(t: _Target, parent: _Prefix, k: int, colour: int, ll: float, i: int, last: bool) -> Optional[_Prefix]:
+def _child(target: _Target, parent: _Prefix, k: int, colour: int, ll: float, i: int, last: bool) -> Optional[_Prefix]:
     """The prefix with move ``k`` (Leela Zero index) for ``colour``, or None where it is illegal or cannot
     reach the target."""
     board = parent.board.copy()
@@ -657,9 +518,9 @@ def _child(t: _Target, parent: _Prefix, k: int, colour: int, ll: float, i: int, 
     if now in parent.seen:  # positional superko
         return None
     if last:
-        if now != t.final:
+        if now != target.final:
             return None
-    elif not _alive(t, board, i + 1, now):
+    elif not _alive(target, board, i + 1, now):
         return None
     return _Prefix(parent.moves + [k], ll, board, (now,) + parent.hist[: HISTORY - 1], parent.seen | {now})
 
@@ -682,16 +543,16 @@ class _Layer:
     known dead); at the last move only the ``keep`` likeliest complete sequences are kept.
     """
 
-    def __init__(self, t: _Target, beam: List[_Prefix], lp: np.ndarray, i: int, estimate, future: float):
-        self.t, self.beam, self.i, self.estimate = t, beam, i, estimate
+    def __init__(self, target: _Target, beam: List[_Prefix], lp: np.ndarray, i: int, estimate, future: float):
+        self.target, self.beam, self.i, self.estimate = target, beam, i, estimate
         self.colour = BLACK if i % 2 == 0 else WHITE
-        self.last = i == t.n - 1
+        self.last = i == target.n - 1
         cur = np.frombuffer(b"".join(p.hist[0] for p in beam), dtype=np.uint8).reshape(len(beam), POINTS)
         cur = cur[:, FLAT_OF_LZ]
-        final_c = t.final_lz == self.colour
-        doomed_ok = _doomed_ok(t, cur, self.colour, i)
-        if t.plan is not None:
-            doomed_ok &= t.plan[self.colour][None, :]
+        final_c = target.final_lz == self.colour
+        doomed_ok = _doomed_ok(target, cur, self.colour, i)
+        if target.plan is not None:
+            doomed_ok &= target.plan[self.colour][None, :]
         cand = (cur == EMPTY) & (final_c[None, :] | doomed_ok)
         self.rows, self.pts = np.nonzero(cand)  # row-major: prefix by prefix, points in Leela Zero order
         self.g = np.array([p.ll for p in beam])[self.rows] + lp[self.rows, self.pts]
@@ -714,7 +575,7 @@ class _Layer:
                 continue
             self.tried[j] = True
             child = _child(
-                self.t, self.beam[self.rows[j]], int(self.pts[j]), self.colour, float(self.g[j]), self.i, self.last
+                self.target, self.beam[self.rows[j]], int(self.pts[j]), self.colour, float(self.g[j]), self.i, self.last
             )
             self.built += 1
             if child is None:
@@ -737,11 +598,11 @@ class _Layer:
         """
 
         def doomed_set(board: bytes) -> frozenset:
-            return frozenset(_doomed_points(np.frombuffer(board, dtype=np.uint8), self.t.final_flat))
+            return frozenset(_doomed_points(np.frombuffer(board, dtype=np.uint8), self.target.final_flat))
 
         parents = [doomed_set(p.hist[0]) for p in self.beam]
         seen = {doomed_set(c.hist[0]) for c in kept}
-        doomed_move = self.t.final_lz[self.pts] != self.colour
+        doomed_move = self.target.final_lz[self.pts] != self.colour
         for j in self.by_g:
             if len(kept) >= limit or self.prune_budget <= 0:
                 break
@@ -767,7 +628,7 @@ class _Layer:
         """The next children kept (see the class docstring); a call gives up after ``PRUNED_PER_CHILD x
         width`` children that cannot reach the position (dead regions cost no more than that)."""
         kept: List[_Prefix] = []
-        t, g, rows, pts = self.t, self.g, self.rows, self.pts
+        target, g, rows, pts = self.target, self.g, self.rows, self.pts
         self.prune_budget = PRUNED_PER_CHILD * max(width, keep)
         if self.last:
             self._fill(kept, self.by_g, keep)
@@ -776,12 +637,12 @@ class _Layer:
             self._fill(kept, self.by_g, width)
             return kept
         self.first = False
-        captures = t.budget[BLACK] + t.budget[WHITE] > 0
+        captures = target.budget[BLACK] + target.budget[WHITE] > 0
         if captures:
-            tiers = CAPTURE_TIERS if t.plan is None else PLAN_TIERS
+            tiers = CAPTURE_TIERS if target.plan is None else PLAN_TIERS
             by_g, by_owed, by_doomed = (int(width * share) for share in tiers)
             self._fill(kept, self.by_g, by_g)
-            owed = np.array([_captures_to_make(t, p.board, self.i) for p in self.beam])
+            owed = np.array([_captures_to_make(target, p.board, self.i) for p in self.beam])
             self._fill(kept, np.lexsort((pts, rows, -g, owed[rows])), len(kept) + by_owed)
             self._fill_doomed_sets(kept, min(width, len(kept) + by_doomed))
         else:
@@ -789,8 +650,8 @@ class _Layer:
         if future:
             est = self.estimate[self.colour]
             d = _other_move_estimate(self.estimate) if captures else 0.0
-            standing = np.array([_standing_estimate(p.hist[0], t, self.estimate, d) for p in self.beam])
-            own = np.where(t.final_lz[pts] == self.colour, est[pts] - d, 0.0)
+            standing = np.array([_standing_estimate(p.hist[0], target, self.estimate, d) for p in self.beam])
+            own = np.where(target.final_lz[pts] == self.colour, est[pts] - d, 0.0)
             score = g - future * (standing[rows] + own)
             self._fill(kept, np.lexsort((pts, rows, -g, -score)), width)
         else:
@@ -798,9 +659,9 @@ class _Layer:
         return kept
 
 
-def _captures_to_make(t: _Target, board: goboard.Board, i: int) -> int:
+def _captures_to_make(target: _Target, board: goboard.Board, i: int) -> int:
     """Stones the rest of the sequence must still capture, after ``i`` moves."""
-    return sum(t.budget[c] - (_played(i, c) - board.points.count(c)) for c in (BLACK, WHITE))
+    return sum(target.budget[c] - (_played(i, c) - board.points.count(c)) for c in (BLACK, WHITE))
 
 
 def _other_move_estimate(estimate) -> float:
@@ -811,7 +672,7 @@ def _other_move_estimate(estimate) -> float:
     return float(seen.mean()) if len(seen) else 0.0
 
 
-def _standing_estimate(board_bytes: bytes, t: _Target, estimate, d: float) -> float:
+def _standing_estimate(board_bytes: bytes, target: _Target, estimate, d: float) -> float:
     """Sum over the final stones standing at their points of (their estimate - ``d``).
 
     Ranks as the estimate of what is still to play (module docstring): every prefix of a move number
@@ -820,6 +681,6 @@ def _standing_estimate(board_bytes: bytes, t: _Target, estimate, d: float) -> fl
     cur = np.frombuffer(board_bytes, dtype=np.uint8)[FLAT_OF_LZ]
     total = 0.0
     for colour in (BLACK, WHITE):
-        mask = (cur == colour) & (t.final_lz == colour)
+        mask = (cur == colour) & (target.final_lz == colour)
         total += float((estimate[colour][mask] - d).sum())
     return total
