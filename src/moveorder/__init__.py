@@ -28,7 +28,9 @@ report/   metrics, plots, summary, sweeps, cross_level,   figures.smk, sweeps.sm
 ========  ===============================================  =======================  ======================
 
 Beside them: :mod:`moveorder.settings` (every default; imported by every stage, imports none) and
-:mod:`moveorder.cli` (parses and dispatches, nothing else; imports every stage).
+``cli/`` (parses and dispatches, nothing else; imports every stage): one module per stage (data, nets,
+search, katago, report), common (the registry of verbs, the option helpers, the help formatter), and
+__main__ (``python -m moveorder.cli``).
 """
 
 __version__ = "0.1.0"
