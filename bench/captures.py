@@ -40,6 +40,7 @@ from moveorder.data.records import load_records
 from moveorder.go import coords
 from moveorder.nets.likelihood import PolicyLikelihood
 from moveorder.search import captures as cap
+from moveorder.search import layer as capture_layer
 from moveorder.search.boards import sequence_log_probs
 from moveorder.search.plans import captured_placed
 from moveorder.search.problem import SearchStats, problem_of_arrangement
@@ -143,7 +144,7 @@ def where_it_dies(net: PolicyLikelihood, arrs, width, future):
     """The beam alone (no backtracking), one problem at a time: for each problem it found nothing for,
     the move at which no child was kept, the prefixes it had, the children tried, and whether every
     child was tried (else the layer gave up after ``PRUNED_PER_CHILD x width`` pruned children)."""
-    deaths, choose = [], cap._Layer.choose
+    deaths, choose = [], capture_layer.Layer.choose
 
     def recording_choose(layer, *args, **kwargs):
         kept = choose(layer, *args, **kwargs)
@@ -154,7 +155,7 @@ def where_it_dies(net: PolicyLikelihood, arrs, width, future):
             )
         return kept
 
-    cap._Layer.choose = recording_choose
+    capture_layer.Layer.choose = recording_choose
     try:
         for a in arrs:
             deaths.clear()
@@ -162,7 +163,7 @@ def where_it_dies(net: PolicyLikelihood, arrs, width, future):
             row = {"game": a.id, "n": a.n, "prisoners": list(a.prisoners), "found": bool(found)}
             print(json.dumps(row | (deaths[0] if deaths else {})), flush=True)
     finally:
-        cap._Layer.choose = choose
+        capture_layer.Layer.choose = choose
 
 
 def main(argv=None):

@@ -24,7 +24,8 @@ from moveorder.go import coords
 from moveorder.nets.features import board_history_planes
 from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.search import captures as cap
-from moveorder.search import dispatch
+from moveorder.search import dispatch, prunes
+from moveorder.search import layer as capture_layer
 from moveorder.search import problem as prob
 from moveorder.search.beam import beam_search
 from moveorder.search.boards import history_planes, position_log_probs, replay_boards, sequence_log_probs
@@ -212,15 +213,15 @@ def test_the_search_never_prunes_a_real_sequence(capture_games):
         problem = problem_of(actual)
         if not (problem.black and problem.white):
             continue
-        t = cap._Target(problem)
+        t = prunes.Target(problem)
         board = goboard.Board()
         for i, k in enumerate(actual):
             colour = goboard.BLACK if i % 2 == 0 else goboard.WHITE
             cur = np.frombuffer(bytes(board.points), dtype=np.uint8)[FLAT_OF_LZ][None, :]
-            allowed = (cur == 0) & ((t.final_lz == colour)[None, :] | cap._doomed_ok(t, cur, colour, i))
+            allowed = (cur == 0) & ((t.final_lz == colour)[None, :] | prunes.doomed_allowed(t, cur, colour, i))
             assert allowed[0, k], (actual, i)
             board.play(colour, coords.from_lz(k))
-            assert i + 1 == len(actual) or cap._alive(t, board, i + 1), (actual, i)
+            assert i + 1 == len(actual) or prunes.alive(t, board, i + 1), (actual, i)
 
 
 def test_the_doomed_set_tier_keeps_one_child_a_set(shipped, capture_games):
@@ -228,26 +229,26 @@ def test_the_doomed_set_tier_keeps_one_child_a_set(shipped, capture_games):
     doomed points (stones the rest must capture) no other kept child has, likeliest first."""
     actual = next(g[:50] for g in capture_games if sum(captures_by_move(g[:50])) >= 2)
     problem = problem_of(actual)
-    t = cap._Target(problem)
+    t = prunes.Target(problem)
     final = np.frombuffer(t.final, dtype=np.uint8)
 
     def doomed(p):
         cur = np.frombuffer(p.hist[0], dtype=np.uint8)
         return frozenset(np.nonzero((cur != 0) & (cur != final))[0].tolist())
 
-    parent, i = cap._root(), 0
+    parent, i = capture_layer.root(), 0
     while True:  # the first move of the actual sequence with three or more places for a doomed stone
         colour = goboard.BLACK if i % 2 == 0 else goboard.WHITE
         lp = position_log_probs(shipped, [parent.hist], i % 2 == 0)[:, : coords.POINTS]
-        layer = cap._Layer(t, [parent], lp, i, cap._no_estimates(), 1.0)
+        layer = capture_layer.Layer(t, [parent], lp, i, capture_layer.no_estimates(), 1.0)
         doomed_children = [
             k
             for k in layer.pts.tolist()
-            if t.final_lz[k] != colour and cap._child(t, parent, k, colour, 0.0, i, False) is not None
+            if t.final_lz[k] != colour and capture_layer.make_child(t, parent, k, colour, 0.0, i, False) is not None
         ]
         if len(doomed_children) >= 3:
             break
-        parent = cap._child(t, parent, actual[i], colour, 0.0, i, False)
+        parent = capture_layer.make_child(t, parent, actual[i], colour, 0.0, i, False)
         i += 1
         assert i < 40, "no move with three places for a doomed stone"
     kept = []
@@ -322,13 +323,13 @@ def test_a_move_repeating_an_earlier_position_is_refused():
     # Black took 2 (moves 11: A19 B19), White 3 (move 8: A18 B18 A19); 6 black and 5 white moves.
     problem = problem_of_board(after_6, (2, 3))
     assert problem.moves == 11 and sum(len(c) for c in captured) == 3
-    t = cap._Target(problem)
+    t = prunes.Target(problem)
     assert bytes(board.points) == t.final
-    parent = cap._root()
+    parent = capture_layer.root()
     for i, k in enumerate(seq[:10]):
-        parent = cap._child(t, parent, k, goboard.BLACK if i % 2 == 0 else goboard.WHITE, 0.0, i, False)
+        parent = capture_layer.make_child(t, parent, k, goboard.BLACK if i % 2 == 0 else goboard.WHITE, 0.0, i, False)
         assert parent is not None, i
-    assert cap._child(t, parent, seq[10], goboard.BLACK, 0.0, 10, True) is None
+    assert capture_layer.make_child(t, parent, seq[10], goboard.BLACK, 0.0, 10, True) is None
 
 
 def test_a_plan_keeps_doomed_stones_on_its_points_and_every_actual_move(capture_games):
@@ -338,17 +339,17 @@ def test_a_plan_keeps_doomed_stones_on_its_points_and_every_actual_move(capture_
     for actual in capture_games[:8]:
         problem = problem_of(actual)
         plan = capture_plan(actual)
-        t, free = cap._Target(problem, plan), cap._Target(problem)
-        parent = cap._root()
+        t, free = prunes.Target(problem, plan), prunes.Target(problem)
+        parent = capture_layer.root()
         for i, k in enumerate(actual):
             colour = goboard.BLACK if i % 2 == 0 else goboard.WHITE
             zeros = np.zeros((1, coords.POINTS))
-            layer = cap._Layer(t, [parent], zeros, i, cap._no_estimates(), 0.0)
+            layer = capture_layer.Layer(t, [parent], zeros, i, capture_layer.no_estimates(), 0.0)
             doomed = [q for q in layer.pts.tolist() if t.final_lz[q] != colour]
             assert k in layer.pts.tolist() and all((colour, q) in plan for q in doomed), (actual, i)
-            unplanned = cap._Layer(free, [parent], zeros, i, cap._no_estimates(), 0.0)
+            unplanned = capture_layer.Layer(free, [parent], zeros, i, capture_layer.no_estimates(), 0.0)
             narrowed += len(unplanned.pts) > len(layer.pts)
-            parent = cap._child(t, parent, k, colour, 0.0, i, i == len(actual) - 1)
+            parent = capture_layer.make_child(t, parent, k, colour, 0.0, i, i == len(actual) - 1)
             assert parent is not None, (actual, i)
     assert narrowed > 0
 
@@ -529,20 +530,20 @@ def test_feasibility_conditions():
     """Each necessary condition of the search, on hand-built states (flat boards)."""
     # Target: black B1 A2, White's A1 captured (Black 1 prisoner); 3 moves: B B1, W A1, B A2.
     problem = prob.Problem(tuple(sorted(coords.to_lz(coords.from_gtp(p)) for p in ("B1", "A2"))), (), 1, 0)
-    t = cap._Target(problem)
+    t = prunes.Target(problem)
     board = goboard.Board()
     board.play(goboard.BLACK, coords.from_gtp("B1"))
     board.play(goboard.WHITE, coords.from_gtp("A1"))
-    assert cap._alive(t, board, 2)  # A1 is doomed, and its only other liberty is a final black point
+    assert prunes.alive(t, board, 2)  # A1 is doomed, and its only other liberty is a final black point
     board = goboard.Board()
     board.play(goboard.BLACK, coords.from_gtp("B1"))
     board.play(goboard.WHITE, coords.from_gtp("C1"))
-    assert not cap._alive(t, board, 2)  # C1's liberties C2, D1 are no final black points: no budget left
+    assert not prunes.alive(t, board, 2)  # C1's liberties C2, D1 are no final black points: no budget left
     board = goboard.Board()
     board.play(goboard.BLACK, coords.from_gtp("B1"))
     board.play(goboard.WHITE, coords.from_gtp("A1"))
     board.play(goboard.BLACK, coords.from_gtp("C1"))
-    assert not cap._alive(t, board, 3)  # C1 is a doomed black stone: Black's budget is 0
+    assert not prunes.alive(t, board, 3)  # C1 is a doomed black stone: Black's budget is 0
     # Target: black B1 A2, white C3, and a white stone captured (4 moves: B W B W).  After B B1, W C3,
     # B A2 every stone stands where it ends and White still owes a stone, but Black has no move left.
     problem = prob.Problem(
@@ -551,14 +552,14 @@ def test_feasibility_conditions():
         1,
         0,
     )
-    t = cap._Target(problem)
+    t = prunes.Target(problem)
     board = goboard.Board()
     for colour, p in ((goboard.BLACK, "B1"), (goboard.WHITE, "C3"), (goboard.BLACK, "A2")):
         board.play(colour, coords.from_gtp(p))
-    assert not cap._alive(t, board, 3)
+    assert not prunes.alive(t, board, 3)
     board = goboard.Board()
     board.play(goboard.BLACK, coords.from_gtp("B1"))
-    assert cap._alive(t, board, 1)  # W A1, B A2 (capturing it), W C3 is still open
+    assert prunes.alive(t, board, 1)  # W A1, B A2 (capturing it), W C3 is still open
 
 
 def test_a_final_stone_joined_to_more_doomed_stones_than_can_be_captured_is_pruned():
@@ -577,24 +578,24 @@ def test_a_final_stone_joined_to_more_doomed_stones_than_can_be_captured_is_prun
         (3, 1),
     )  # 5 black moves (4 stones, 1 captured), 4 white (1 stone, 3 captured)
     assert problem.moves == 9
-    t = cap._Target(problem)
+    t = prunes.Target(problem)
     a19, a18, b19 = gtp_moves("A19 A18 B19")
-    parent = cap._root()
+    parent = capture_layer.root()
     for i, k in enumerate((a18, b19)):
-        parent = cap._child(t, parent, k, goboard.BLACK if i % 2 == 0 else goboard.WHITE, 0.0, i, False)
+        parent = capture_layer.make_child(t, parent, k, goboard.BLACK if i % 2 == 0 else goboard.WHITE, 0.0, i, False)
     board = parent.board.copy()
     board.play(goboard.BLACK, coords.from_lz(a19))
-    assert not cap._alive(t, board, 3)
+    assert not prunes.alive(t, board, 3)
     # The prefix B A18, W B19 is alive: a sequence through it reaches the position (Black plays C18 next).
     answer = gtp_moves("A18 B19 C18 B18 B17 A17 C19 A19 A18")
     assert problem_of(answer) == problem and answer[:2] == [a18, b19]
     # In the search: the layer after those two moves offers A19 and, building every child, prunes it.
-    layer = cap._Layer(t, [parent], np.zeros((1, coords.POINTS)), 2, cap._no_estimates(), 0.0)
+    layer = capture_layer.Layer(t, [parent], np.zeros((1, coords.POINTS)), 2, capture_layer.no_estimates(), 0.0)
     assert a19 in layer.pts.tolist() and answer[2] in layer.pts.tolist()
     kept = layer.choose(len(layer.pts), 0.0)
     assert layer.exhausted and layer.pruned >= 1
     assert answer[2] in [c.moves[-1] for c in kept] and a19 not in [c.moves[-1] for c in kept]
-    assert cap._child(t, parent, a19, goboard.BLACK, 0.0, 2, False) is None
+    assert capture_layer.make_child(t, parent, a19, goboard.BLACK, 0.0, 2, False) is None
 
 
 def test_slack_is_the_moves_left_less_the_final_points_not_held():
@@ -604,7 +605,7 @@ def test_slack_is_the_moves_left_less_the_final_points_not_held():
     plays last are held, that colour has no move left: the last move always has a point.)"""
     for seq in [sgf_moves(HAND_MADE[name]) for name in sorted(HAND_MADE)] + [KO_THRICE]:
         problem = problem_of(seq)
-        t = cap._Target(problem)
+        t = prunes.Target(problem)
         positions, captured = replay(seq)
         finals = {"b": set(problem.black), "w": set(problem.white)}
         values = set()
@@ -617,13 +618,13 @@ def test_slack_is_the_moves_left_less_the_final_points_not_held():
                 left = len(seq[parity::2]) - len(seq[parity:i:2])
                 held = {coords.to_lz(q) for c, q in positions[i] if c == name}
                 want = left - len(finals[name] - held)
-                assert cap._slack(t, cur, colour, i).tolist() == [want], (seq, i, name)
+                assert prunes.slack(t, cur, colour, i).tolist() == [want], (seq, i, name)
                 # the same board beside the empty one, where the slack is the stones of the colour the
                 # sequence captures less its moves so far: each row its own
                 lost = sum(len(c) for c in captured[1 - parity :: 2])
                 both = np.concatenate([cur, np.zeros_like(cur)])
                 empty = lost - len(seq[parity:i:2])
-                assert cap._slack(t, both, colour, i).tolist() == [want, empty], (seq, i, name)
+                assert prunes.slack(t, both, colour, i).tolist() == [want, empty], (seq, i, name)
                 values.add(want)
         assert max(values) > 0
 
@@ -634,7 +635,7 @@ def alive_after(black, white, prisoners, moves):
     board = goboard.Board()
     for i, m in enumerate(moves.split()):
         board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, coords.from_gtp(m))
-    return cap._alive(cap._Target(problem), board, len(moves.split()))
+    return prunes.alive(prunes.Target(problem), board, len(moves.split()))
 
 
 def test_alive_counts_every_doomed_group_and_every_costly_liberty():
@@ -668,18 +669,18 @@ def test_doomed_stones_go_where_the_budgets_can_pay_for_their_liberties():
         """,
         (3, 1),
     )
-    t = cap._Target(problem)
+    t = prunes.Target(problem)
     board = goboard.Board()
     board.play(goboard.BLACK, coords.from_gtp("A18"))
     board.play(goboard.WHITE, coords.from_gtp("B19"))
     cur = np.frombuffer(bytes(board.points), dtype=np.uint8)[FLAT_OF_LZ][None, :]
-    ok = cap._doomed_ok(t, cur, goboard.BLACK, 2)
+    ok = prunes.doomed_allowed(t, cur, goboard.BLACK, 2)
     assert ok.shape == (1, coords.POINTS)
     allowed = {coords.to_gtp(coords.from_lz(k)) for k in np.nonzero(ok[0] & (cur[0] == 0))[0].tolist()}
     assert allowed == {"A19", "B18", "C19", "A17", "A16", "A1", "T1", "T19"}
     # Without captures of Black to spare (prisoners 3 0 and one more white stone), no doomed black stone.
-    t0 = cap._Target(prob.Problem(problem.black, tuple(sorted(problem.white + tuple(gtp_moves("Q16")))), 3, 0))
-    assert not cap._doomed_ok(t0, cur, goboard.BLACK, 2)[0].any()
+    t0 = prunes.Target(prob.Problem(problem.black, tuple(sorted(problem.white + tuple(gtp_moves("Q16")))), 3, 0))
+    assert not prunes.doomed_allowed(t0, cur, goboard.BLACK, 2)[0].any()
 
 
 # --- the arrangements and the one-position tool ---------------------------------------------------

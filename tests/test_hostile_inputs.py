@@ -22,6 +22,7 @@ from sgfmill import sgf
 import helpers
 from helpers import OPENING, REPO, filler_moves, make_sgf
 from moveorder import cli
+from moveorder.cli import search as cli_search
 from moveorder.data.position import read_position
 from moveorder.data.qualify import write_scan
 from moveorder.data.records import RecordError, read_sgf
@@ -39,7 +40,7 @@ def no_search(monkeypatch):
 
     monkeypatch.setattr(likelihood, "load_policy", search_started)
     monkeypatch.setattr(likelihood.PolicyLikelihood, "from_file", classmethod(search_started))
-    monkeypatch.setattr(cli, "_evaluator", search_started)
+    monkeypatch.setattr(cli_search, "_evaluator", search_started)
 
 
 def infer(*args):
@@ -586,7 +587,7 @@ def work_starts(monkeypatch):
     def started(*args, **kwargs):
         raise WorkStarted
 
-    monkeypatch.setattr(cli, "_evaluator", started)
+    monkeypatch.setattr(cli_search, "_evaluator", started)
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,9 @@ nets/     features, networks, likelihood, devices,         networks.smk         
           sampling, packed, train, shipped:                                         pack-pool, policy
           P(move | position)
 search/   problem, boards, plans, anneal, beam, exact,     inference.smk            infer-set, infer
-          captures, dispatch (the one entry point),
-          results, inference: the order of play
+          prunes, layer, captures (the capture search),
+          dispatch (the one entry point), results,
+          inference: the order of play
 katago/   install, engine, loss, scoring: the judge        scoring.smk              install-katago, score,
                                                                                     analyse-actual
 report/   metrics, plots, summary, sweeps, cross_level,   figures.smk, sweeps.smk, report, sweep-summary,

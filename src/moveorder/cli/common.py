@@ -37,19 +37,19 @@ def int_at_least(low: int):
     return parse
 
 
-def show_progress(a: argparse.Namespace) -> bool:
+def show_progress(args: argparse.Namespace) -> bool:
     """Progress bars on stderr: on at a terminal, off under --quiet and when stderr goes to a log file."""
-    return not getattr(a, "quiet", False) and sys.stderr.isatty()
+    return not getattr(args, "quiet", False) and sys.stderr.isatty()
 
 
-def quiet_option(s: argparse.ArgumentParser) -> None:
+def quiet_option(parser: argparse.ArgumentParser) -> None:
     """``--quiet``, the one declaration of every verb that shows progress."""
-    s.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
 
 
-def config_from(cls, a: argparse.Namespace):
+def config_from(cls, args: argparse.Namespace):
     """A settings dataclass from the options of the same names (the others keep their defaults)."""
-    return S.from_mapping(cls, vars(a))
+    return S.from_mapping(cls, vars(args))
 
 
 def registered(modules) -> Dict[str, Tuple[str, Callable, Callable]]:
@@ -59,9 +59,9 @@ def registered(modules) -> Dict[str, Tuple[str, Callable, Callable]]:
     return dict(ranked)
 
 
-def whole(s: argparse.ArgumentParser, flag: str, low: int, default, help: str, **kw) -> None:
+def whole(parser: argparse.ArgumentParser, flag: str, low: int, default, help: str, **kw) -> None:
     """An option taking a whole number of at least ``low`` (argparse's other keywords as given)."""
-    s.add_argument(flag, type=int_at_least(low), default=default, help=help, **kw)
+    parser.add_argument(flag, type=int_at_least(low), default=default, help=help, **kw)
 
 
 class HelpFormatter(argparse.HelpFormatter):

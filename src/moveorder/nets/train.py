@@ -153,15 +153,15 @@ class Prefetch:
         self._thread.join()
 
 
-def value_loss(v: torch.Tensor, z: torch.Tensor, known: torch.Tensor) -> torch.Tensor:
+def value_loss(value: torch.Tensor, target: torch.Tensor, known: torch.Tensor) -> torch.Tensor:
     """Mean squared error of the value head over the samples ``known`` (indices, from the host) with a result.
 
-    The same numbers, bit for bit, as the mean over a boolean mask ``z != 0``, without the host sync a mask
+    The same numbers, bit for bit, as the mean over a boolean mask ``target != 0``, without the host sync a mask
     costs on a GPU (the size of its result); 0 for a batch with no known result.
     """
     if not len(known):
-        return torch.zeros((), device=v.device)
-    return ((v.float() - z) ** 2).index_select(0, known).mean()
+        return torch.zeros((), device=value.device)
+    return ((value.float() - target) ** 2).index_select(0, known).mean()
 
 
 def resume(
@@ -249,25 +249,8 @@ def train(
     if dev.type == "cuda":  # cuBLAS is deterministic only with a fixed workspace (read when it starts)
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.manual_seed(cfg.seed)
-    t0 = time.perf_counter()
-    train_s, held_s = samplers(pool, cfg.heldout_fraction, cfg.seed, dev, cfg.max_move)
-    seconds = {"replay": time.perf_counter() - t0, "data": 0.0, "compute": 0.0}
-    log.info(
-        "%s: %d train games (%d positions), %d held-out games (%d positions), read in %.1f s",
-        pool,
-        train_s.games,
-        len(train_s),
-        held_s.games,
-        len(held_s),
-        seconds["replay"],
-    )
-
-    # Channels-last: 1.13x more training steps per second for 4x32 on a CPU (bench/networks.py).
-    net = LeelaNet(cfg.blocks, cfg.filters).to(dev, memory_format=torch.channels_last)
-    value_params = {id(p) for m in (net.value_conv, net.value_fc1, net.value_fc2) for p in m.parameters()}
-    params = [p for p in net.parameters() if p.requires_grad and (cfg.value_head or id(p) not in value_params)]
-    opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, cfg.steps, cfg.warmup_steps, cfg.lr_schedule))
+    train_s, held_s, seconds = _read_pool(pool, cfg, dev)
+    net, opt, sched = _model_and_optimiser(cfg, dev)
     rng = np.random.default_rng([cfg.seed, 3])
     step = 0
     ckpt = out_dir / "checkpoint.pt"
@@ -278,23 +261,6 @@ def train(
         sample = np.random.default_rng([cfg.seed, 5]).integers(0, len(train_s), 1024)
         start_from(net, cfg.init, train_s.batch(sample, None)[0].cpu())
         log.info("starting from the weights of %s", cfg.init)
-
-    def save(rng_state: dict):
-        tmp = ckpt.with_suffix(".tmp")
-        torch.save(
-            {
-                "config": asdict(cfg),
-                "model": net.state_dict(),
-                "optimizer": opt.state_dict(),
-                "scheduler": sched.state_dict(),
-                "rng": rng_state,
-                "torch_rng": torch.get_rng_state(),
-                "cuda_rng": torch.cuda.get_rng_state(dev) if dev.type == "cuda" else None,
-                "step": step,
-            },
-            tmp,
-        )
-        tmp.replace(ckpt)
 
     gpu = dev.type == "cuda"
     batches = training_batches(train_s, rng, cfg.batch_size, cfg.symmetries)
@@ -313,19 +279,11 @@ def train(
         with devices.arithmetic(tf32=False):
             while step < cfg.steps:
                 t_data = time.perf_counter()
-                (x, t, z, known), rng_state = next(batches)
+                (x, target, result, known), rng_state = next(batches)
                 x = x.to(dev, non_blocking=gpu).contiguous(memory_format=torch.channels_last)
-                t, z, known = (v.to(dev, non_blocking=gpu) for v in (t, z, known))
+                target, result, known = (v.to(dev, non_blocking=gpu) for v in (target, result, known))
                 t_compute = time.perf_counter()
-                with torch.autocast(dev.type, dtype=amp or torch.bfloat16, enabled=amp is not None):
-                    if cfg.value_head:
-                        logits, v = forward(x)
-                    else:
-                        logits = forward(x)
-                    p_loss = ce(logits.float(), t)
-                    loss = p_loss
-                    if cfg.value_head:
-                        loss = p_loss + cfg.value_weight * value_loss(v, z, known)
+                logits, p_loss, loss = _losses(forward, ce, (x, target, result, known), cfg, amp, dev)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 opt.step()
@@ -335,11 +293,11 @@ def train(
                 seconds["data"] += t_compute - t_data
                 seconds["compute"] += t_end - t_compute
                 if progress and (step % 100 == 0 or step == cfg.steps):
-                    acc = float((logits.argmax(-1) == t).float().mean())
+                    acc = float((logits.argmax(-1) == target).float().mean())
                     bar.set_postfix(loss=f"{p_loss.item():.3f}", acc=f"{acc:.3f}", refresh=False)
                 bar.update(1)
                 if step % cfg.checkpoint_every == 0 or step == cfg.steps:
-                    save(rng_state)
+                    _save(ckpt, cfg, (net, opt, sched), rng_state, dev, step)
             t_wait = time.perf_counter()
             devices.synchronize(dev)
             seconds["compute"] += time.perf_counter() - t_wait
@@ -347,6 +305,78 @@ def train(
         if gpu and on_host:
             batches.close()
     bar.close()
+    return _finish(net, out_dir, pool, cfg, (train_s, held_s), dev, amp, seconds, step - start_step)
+
+
+def _read_pool(pool: Path, cfg: TrainConfig, dev: torch.device):
+    """The train and held-out samplers of ``pool``, and the seconds table with the replay's time."""
+    t0 = time.perf_counter()
+    train_s, held_s = samplers(pool, cfg.heldout_fraction, cfg.seed, dev, cfg.max_move)
+    seconds = {"replay": time.perf_counter() - t0, "data": 0.0, "compute": 0.0}
+    log.info(
+        "%s: %d train games (%d positions), %d held-out games (%d positions), read in %.1f s",
+        pool,
+        train_s.games,
+        len(train_s),
+        held_s.games,
+        len(held_s),
+        seconds["replay"],
+    )
+    return train_s, held_s, seconds
+
+
+def _model_and_optimiser(cfg: TrainConfig, dev: torch.device):
+    """A new network (channels-last), AdamW over its trained parameters (the value head's only with
+    ``value_head``), and the learning-rate schedule."""
+    # Channels-last: 1.13x more training steps per second for 4x32 on a CPU (bench/networks.py).
+    net = LeelaNet(cfg.blocks, cfg.filters).to(dev, memory_format=torch.channels_last)
+    value_params = {id(p) for m in (net.value_conv, net.value_fc1, net.value_fc2) for p in m.parameters()}
+    params = [p for p in net.parameters() if p.requires_grad and (cfg.value_head or id(p) not in value_params)]
+    opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, cfg.steps, cfg.warmup_steps, cfg.lr_schedule))
+    return net, opt, sched
+
+
+def _save(ckpt: Path, cfg: TrainConfig, state, rng_state: dict, dev: torch.device, step: int) -> None:
+    """A checkpoint of the network, optimiser and schedule (``state``) and the RNGs, renamed into place."""
+    net, opt, sched = state
+    tmp = ckpt.with_suffix(".tmp")
+    torch.save(
+        {
+            "config": asdict(cfg),
+            "model": net.state_dict(),
+            "optimizer": opt.state_dict(),
+            "scheduler": sched.state_dict(),
+            "rng": rng_state,
+            "torch_rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state(dev) if dev.type == "cuda" else None,
+            "step": step,
+        },
+        tmp,
+    )
+    tmp.replace(ckpt)
+
+
+def _losses(forward, ce, batch, cfg: TrainConfig, amp, dev: torch.device):
+    """The logits, the policy loss and the training loss (the value head's added) of one batch, under
+    autocast where ``amp`` names a dtype."""
+    x, target, result, known = batch
+    with torch.autocast(dev.type, dtype=amp or torch.bfloat16, enabled=amp is not None):
+        if cfg.value_head:
+            logits, value = forward(x)
+        else:
+            logits = forward(x)
+        p_loss = ce(logits.float(), target)
+        loss = p_loss
+        if cfg.value_head:
+            loss = p_loss + cfg.value_weight * value_loss(value, result, known)
+    return logits, p_loss, loss
+
+
+def _finish(net, out_dir: Path, pool: Path, cfg: TrainConfig, sets, dev, amp, seconds: dict, steps_done: int) -> dict:
+    """Evaluate the trained network on the held-out positions and write ``model.pt``, ``policy.txt.gz``
+    and ``metrics.json``; the metrics are returned."""
+    train_s, held_s = sets
     elapsed = seconds["data"] + seconds["compute"]
     t0 = time.perf_counter()
     metrics = evaluate(net, held_s, cfg.heldout_positions, dev, cfg.seed)
@@ -362,7 +392,7 @@ def train(
             "parameters": parameter_count(net),
             "device": dev.type,
             "precision": "bfloat16" if amp else "float32",
-            "steps_per_second": (step - start_step) / elapsed if elapsed else None,
+            "steps_per_second": steps_done / elapsed if elapsed else None,
             "seconds": {k: round(v, 2) for k, v in seconds.items()},
             "data_share": seconds["data"] / elapsed if elapsed else None,
             "config": asdict(cfg),

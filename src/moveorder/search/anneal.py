@@ -97,10 +97,10 @@ def uniform(draw: torch.Tensor) -> torch.Tensor:
 # --- neighbours, for all chains at once -----------------------------------------------
 
 
-def _colour(draws: torch.Tensor, n: int, k: int) -> Optional[torch.Tensor]:
-    """Per chain, a colour (0 Black, 1 White) with at least ``k`` stones, in proportion to its stones."""
+def _colour(draws: torch.Tensor, n: int, at_least: int) -> Optional[torch.Tensor]:
+    """Per chain, a colour (0 Black, 1 White) with at least ``at_least`` stones, in proportion to its stones."""
     counts = ((n + 1) // 2, n // 2)
-    ok = [c for c in (0, 1) if counts[c] >= k]
+    ok = [c for c in (0, 1) if counts[c] >= at_least]
     if not ok:
         return None
     if len(ok) == 1:
@@ -108,8 +108,10 @@ def _colour(draws: torch.Tensor, n: int, k: int) -> Optional[torch.Tensor]:
     return (below(draws, n) >= counts[0]).long()
 
 
-def _scatter_perm(C: int, n: int, device, targets: List[torch.Tensor], sources: List[torch.Tensor]) -> torch.Tensor:
-    perm = torch.arange(n, device=device).repeat(C, 1)
+def _scatter_perm(
+    chains: int, n: int, device, targets: List[torch.Tensor], sources: List[torch.Tensor]
+) -> torch.Tensor:
+    perm = torch.arange(n, device=device).repeat(chains, 1)
     for target, source in zip(targets, sources):
         perm.scatter_(1, target[:, None], source[:, None])
     return perm
@@ -309,8 +311,8 @@ def anneal(
     ]
 
 
-def distinct_orders(results: Sequence[Order], k: int) -> List[Tuple[List[int], float]]:
-    """The ``k`` likeliest distinct orders among ``results`` (an arrangement's trials, or the beam's
+def distinct_orders(results: Sequence[Order], keep: int) -> List[Tuple[List[int], float]]:
+    """The ``keep`` likeliest distinct orders among ``results`` (an arrangement's trials, or the beam's
     orders), best first, with their log-likelihoods; fewer where fewer are distinct.
 
     Ties go to the earlier result, so the first is the order :func:`max` over the results gives.
@@ -318,7 +320,7 @@ def distinct_orders(results: Sequence[Order], k: int) -> List[Tuple[List[int], f
     out: List[Tuple[List[int], float]] = []
     seen = set()
     for r in sorted(results, key=lambda r: -r.log_likelihood):  # stable: ties keep their order
-        if tuple(r.moves) not in seen and len(out) < k:
+        if tuple(r.moves) not in seen and len(out) < keep:
             seen.add(tuple(r.moves))
             out.append((list(r.moves), r.log_likelihood))
     return out

@@ -11,6 +11,7 @@ board as given (:func:`check_position`); the counts and the board with prisoners
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
@@ -207,6 +208,21 @@ class SearchStats:
         self.hits += now[1] - before[1]
         self.evaluations += now[2] - before[2]
         self.network_seconds += now[3] - before[3]
+
+    def add_likelihood(self, likelihood, before: Tuple) -> None:
+        """Add the network evaluations and the time since ``before`` (:func:`likelihood_counters`): the
+        capture search's, which asks the network itself, so that every request is an evaluation."""
+        evaluations = likelihood.evaluations - before[0]
+        self.evaluations += evaluations
+        self.requests += evaluations
+        self.network_seconds += likelihood.seconds - before[1]
+        self.seconds += time.perf_counter() - before[2]
+
+
+def likelihood_counters(likelihood) -> Tuple:
+    """A :class:`moveorder.nets.likelihood.PolicyLikelihood`'s evaluations and network seconds so far, and
+    the clock."""
+    return likelihood.evaluations, likelihood.seconds, time.perf_counter()
 
 
 def counters(evaluator) -> Tuple:

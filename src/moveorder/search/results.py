@@ -233,11 +233,11 @@ def orders_note(orders: Sequence[Dict], asked: int) -> str:
     return " ".join(parts)
 
 
-def variation_note(order: Dict, k: int, orders: Sequence[Dict]) -> str:
-    """The comment at the first move of alternative ``k`` (0: the main line) of ``orders``."""
+def variation_note(order: Dict, index: int, orders: Sequence[Dict]) -> str:
+    """The comment at the first move of alternative ``index`` (0: the main line) of ``orders``."""
     first = matching_prefix(order["moves"], orders[0]["moves"]) + 1
     return (
-        f"Alternative {k + 1} of {len(orders)}: x{order['relative']:.4g} as likely as the main line "
+        f"Alternative {index + 1} of {len(orders)}: x{order['relative']:.4g} as likely as the main line "
         f"(LGM {order['lgm']:.4f}, main line {orders[0]['lgm']:.4f}); it leaves the main line at move {first}."
     )
 
