@@ -203,3 +203,33 @@ def test_the_capture_search_answer_is_the_same_whatever_it_keeps(passes=3, widen
             assert boards.replay_boards(moves)[-1] == problem.final_board()
             assert ll == pytest.approx(float(boards.sequence_log_probs(model, moves).sum()), abs=1e-6)
     assert answered >= 2
+
+
+def test_the_capture_search_tells_its_progress_the_evaluations_it_spends():
+    """The capture search reports to ``progress`` each network evaluation as it is spent, up to the most it
+    may spend (width x moves x (1 + (passes - 1) x widen + patience)), and fills the rest at its end;
+    the answer is the one found without a progress bar."""
+    from moveorder.data.arrangements import clip
+    from moveorder.search import captures
+    from moveorder.search.problem import problem_of_arrangement
+    from test_captures import HAND_MADE, record_of
+
+    class Bar:
+        def __init__(self):
+            self.steps = []
+
+        def update(self, k):
+            self.steps.append(k)
+
+    model = PolicyLikelihood.from_file(helpers.FIXTURE, device="cpu")
+    text = next(iter(HAND_MADE.values()))
+    problem = problem_of_arrangement(clip(record_of(text), len(text) // 2, "x"))
+    (alone,) = captures.search(model, [problem], 8, 1.0, 1, beam_passes=2, beam_widen=2)
+    bar, before = Bar(), model.evaluations
+    (found,) = captures.search(model, [problem], 8, 1.0, 1, beam_passes=2, beam_widen=2, progress=bar)
+    spent = model.evaluations - before
+    most = 8 * problem.moves * (1 + (2 - 1) * 2 + 1)
+    assert found == alone
+    assert len(bar.steps) >= 2 and all(k >= 0 for k in bar.steps)  # told as it went, then at the end
+    assert sum(bar.steps[:-1]) == min(spent, most)  # every evaluation, as it was spent
+    assert sum(bar.steps) == most  # the rest at the end

@@ -411,7 +411,7 @@ def test_a_wider_pass_goes_only_to_positions_not_answered_yet(shipped, capture_g
             assert_answers(r2[0], problem)
             assert float(sequence_log_probs(shipped, r2[0]).sum()) == pytest.approx(r2[1], abs=1e-9)
     assert sum(r is not None for r in wide) >= sum(r is not None for r in first) + 2
-    with pytest.raises(ValueError, match="^widen 0: expected at least 1$"):
+    with pytest.raises(ValueError, match="^beam_widen 0: expected at least 1$"):
         cap.search(shipped, problems, width=4, beam_widen=0)
 
 

@@ -2,7 +2,8 @@
 train and held-out (a hash of each game's id and the seed, :func:`split_games`), every position of
 a game as network input (:class:`PositionSampler`, batches of planes built at once; a pool packed
 by ``moveorder pack-pool`` gives the same through :mod:`moveorder.nets.packed`), and a network's
-top-1 accuracy and log-likelihood on held-out positions (:func:`evaluate`).
+top-1 accuracy and log-likelihood on held-out positions (:func:`evaluate`); training's endless
+stream of batches (:func:`training_batches`), made ahead on a thread for a GPU (:class:`Prefetch`).
 
 Training (:mod:`moveorder.nets.train`) and the cross-level tables
 (:mod:`moveorder.report.cross_level`) read pools through these, so both hold out the same games.
@@ -12,9 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import math
+import queue
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 import numpy as np
 import torch
@@ -232,3 +235,64 @@ def _evaluate(net, sampler, limit, device, seed, batch_size) -> Dict[str, float]
         "mean_log_likelihood": loglik / n,
         "geometric_mean_likelihood": math.exp(loglik / n),
     }
+
+
+def training_batches(
+    sampler: PositionSampler, rng: np.random.Generator, batch_size: int, symmetries: bool
+) -> Iterator[Tuple[Tuple[torch.Tensor, ...], dict]]:
+    """Training batches in order, without end: (planes, policy targets, value targets, indices of the
+    samples with a known result), each with the state of ``rng`` after it was drawn (what a checkpoint
+    written after that batch's step saves, however far ahead batches are made).
+
+    The indices come from the host, so the value loss needs no boolean mask on the device (a host sync).
+    """
+    while True:
+        x, t, z = sampler.batch(rng.integers(0, len(sampler), batch_size), rng if symmetries else None)
+        known = torch.from_numpy(np.flatnonzero(z.numpy() != 0))
+        yield (x, t, z, known), rng.bit_generator.state
+
+
+class Prefetch:
+    """The items of an iterator, made up to ``depth`` ahead on a thread (numpy releases the GIL while it
+    builds planes), so a GPU's step and the next batch's assembly overlap.  ``pin``: each tensor in
+    page-locked memory, so the copy to the GPU need not wait.  An exception of the iterator is raised
+    where its item would have been returned."""
+
+    def __init__(self, items: Iterator, depth: int = 2, pin: bool = False):
+        self._queue: "queue.Queue" = queue.Queue(depth)
+        self._stop = threading.Event()
+        self._pin = pin
+        self._thread = threading.Thread(target=self._run, args=(items,), daemon=True)
+        self._thread.start()
+
+    def _run(self, items: Iterator) -> None:
+        try:
+            for tensors, extra in items:
+                if self._pin:
+                    tensors = tuple(v.pin_memory() for v in tensors)
+                if not self._put(("item", (tensors, extra))):
+                    return
+        except BaseException as err:  # noqa: BLE001 - raised in the consumer by __next__
+            self._put(("error", err))
+
+    def _put(self, entry) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(entry, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        kind, item = self._queue.get()
+        if kind == "error":
+            raise item
+        return item
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()

@@ -30,7 +30,7 @@ autocast on a GPU and on a CPU with native bfloat16 (``precision``,
 On a GPU: float32 is IEEE float32 (no TF32) and cuDNN's
 algorithms are deterministic, in training and in :func:`moveorder.nets.sampling.evaluate`
 (:func:`moveorder.nets.devices.arithmetic`); batches are assembled on a thread
-ahead of the step (:class:`Prefetch`), in pinned memory, and copied without
+ahead of the step (:class:`moveorder.nets.sampling.Prefetch`), in pinned memory, and copied without
 waiting; the step itself never waits for the GPU.  The data path is the
 same on both devices: the same seed draws the same batches.
 """
@@ -41,12 +41,10 @@ import json
 import logging
 import math
 import os
-import queue
-import threading
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Dict, Iterator, Optional, Tuple
+from typing import Dict, Optional
 
 import numpy as np
 import torch
@@ -55,7 +53,7 @@ from tqdm import tqdm
 
 from moveorder.nets import devices, shipped
 from moveorder.nets.networks import LeelaNet, export_leela, load_policy, parameter_count, save_checkpoint
-from moveorder.nets.sampling import PositionSampler, evaluate, samplers
+from moveorder.nets.sampling import PositionSampler, Prefetch, evaluate, samplers, training_batches
 from moveorder.settings import LR_SCHEDULES, TRAIN_PRECISIONS, TrainConfig
 
 log = logging.getLogger(__name__)
@@ -90,67 +88,6 @@ def autocast_dtype(precision: str, device: torch.device) -> Optional[torch.dtype
     if precision == "bfloat16":
         return torch.bfloat16
     return torch.bfloat16 if devices.native_bfloat16(device) else None
-
-
-def training_batches(
-    sampler: PositionSampler, rng: np.random.Generator, batch_size: int, symmetries: bool
-) -> Iterator[Tuple[Tuple[torch.Tensor, ...], dict]]:
-    """Training batches in order, without end: (planes, policy targets, value targets, indices of the
-    samples with a known result), each with the state of ``rng`` after it was drawn (what a checkpoint
-    written after that batch's step saves, however far ahead batches are made).
-
-    The indices come from the host, so the value loss needs no boolean mask on the device (a host sync).
-    """
-    while True:
-        x, t, z = sampler.batch(rng.integers(0, len(sampler), batch_size), rng if symmetries else None)
-        known = torch.from_numpy(np.flatnonzero(z.numpy() != 0))
-        yield (x, t, z, known), rng.bit_generator.state
-
-
-class Prefetch:
-    """The items of an iterator, made up to ``depth`` ahead on a thread (numpy releases the GIL while it
-    builds planes), so a GPU's step and the next batch's assembly overlap.  ``pin``: each tensor in
-    page-locked memory, so the copy to the GPU need not wait.  An exception of the iterator is raised
-    where its item would have been returned."""
-
-    def __init__(self, items: Iterator, depth: int = 2, pin: bool = False):
-        self._queue: "queue.Queue" = queue.Queue(depth)
-        self._stop = threading.Event()
-        self._pin = pin
-        self._thread = threading.Thread(target=self._run, args=(items,), daemon=True)
-        self._thread.start()
-
-    def _run(self, items: Iterator) -> None:
-        try:
-            for tensors, extra in items:
-                if self._pin:
-                    tensors = tuple(v.pin_memory() for v in tensors)
-                if not self._put(("item", (tensors, extra))):
-                    return
-        except BaseException as err:  # noqa: BLE001 - raised in the consumer by __next__
-            self._put(("error", err))
-
-    def _put(self, entry) -> bool:
-        while not self._stop.is_set():
-            try:
-                self._queue.put(entry, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        kind, item = self._queue.get()
-        if kind == "error":
-            raise item
-        return item
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def value_loss(value: torch.Tensor, target: torch.Tensor, known: torch.Tensor) -> torch.Tensor:
