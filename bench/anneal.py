@@ -33,6 +33,8 @@ from moveorder.nets.features import planes_from_codes, position_codes
 from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.nets.networks import load_policy
 from moveorder.search import anneal as sa
+from moveorder.search.problem import SearchStats
+from moveorder.settings import SearchConfig
 
 
 class ZeroCostLikelihood(PolicyLikelihood):
@@ -126,12 +128,12 @@ def zero_cost(a):
     for n in a.lengths:
         for chains in a.chains:
             pairs = synthetic_arrangements(chains // trials, n)
-            cfg = sa.AnnealConfig(iterations=a.iterations, trials=trials, seed=1)
+            cfg = SearchConfig(iterations=a.iterations, trials=trials, seed=1)
             for label, slots in (("cache", a.cache_size), ("no cache", 0)):
                 ev = PositionEvaluator(ZeroCostLikelihood(), cache_size=slots)
-                sa.anneal(ev, pairs, sa.AnnealConfig(iterations=5, trials=trials, seed=2))  # warm-up
+                sa.anneal(ev, pairs, SearchConfig(iterations=5, trials=trials, seed=2))  # warm-up
                 ev.requests = ev.hits = ev.evaluations = 0
-                stats = sa.AnnealStats()
+                stats = SearchStats()
                 sa.anneal(ev, pairs, cfg, stats=stats)
                 ci = stats.chain_iterations
                 us = (stats.seconds - stats.network_seconds) / ci * 1e6  # all but the stand-in's own time
@@ -167,7 +169,7 @@ def network(a):
     pairs = [(sgf_to_lz(x.black), sgf_to_lz(x.white)) for x in arrs]
     n = arrs[0].n
     chains = len(pairs) * a.trials
-    cfg = sa.AnnealConfig(iterations=a.iterations, trials=a.trials, seed=1)
+    cfg = SearchConfig(iterations=a.iterations, trials=a.trials, seed=1)
     print(
         f"{a.network}: {len(pairs)} arrangements of {n} moves x {a.trials} trials = {chains} chains, "
         f"{a.iterations} iterations, torch threads {torch.get_num_threads()}"
@@ -177,7 +179,7 @@ def network(a):
         variants.append(
             (
                 "naive (every position, every iteration)",
-                sa.AnnealConfig(**{**cfg.__dict__, "incremental": False}),
+                SearchConfig(**{**cfg.__dict__, "incremental": False}),
                 0,
                 False,
             )
@@ -190,11 +192,11 @@ def network(a):
     results = {}
     for label, c, slots, dedupe in variants:
         ev = PositionEvaluator(PolicyLikelihood(net, device="cpu"), cache_size=slots, dedupe=dedupe)
-        stats = sa.AnnealStats()
+        stats = SearchStats()
         res = sa.anneal(ev, pairs, c, stats=stats)
         results[label] = res
         ci = stats.chain_iterations
-        mean_ll = np.mean([max(t.best_log_likelihood for t in r) for r in res])
+        mean_ll = np.mean([max(t.log_likelihood for t in r) for r in res])
         print(
             f"| {label} | {stats.evaluations / ci:.2f} | {stats.hits / max(stats.requests, 1):.1%} | "
             f"{a.iterations / stats.seconds:.2f} | {stats.seconds:.1f} | "
@@ -203,7 +205,7 @@ def network(a):
     first = results["incremental + cache"]
     for label, res in results.items():
         same = all(
-            x.best == y.best and x.best_log_likelihood == y.best_log_likelihood
+            x.moves == y.moves and x.log_likelihood == y.log_likelihood
             for p, q in zip(first, res)
             for x, y in zip(p, q)
         )

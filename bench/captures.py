@@ -40,7 +40,11 @@ from moveorder.data.records import load_records
 from moveorder.go import coords
 from moveorder.nets.likelihood import PolicyLikelihood
 from moveorder.search import captures as cap
-from moveorder.search.inference import matching_prefix
+from moveorder.search import layer as capture_layer
+from moveorder.search.boards import sequence_log_probs
+from moveorder.search.plans import captured_placed
+from moveorder.search.problem import SearchStats, problem_of_arrangement
+from moveorder.search.results import matching_prefix
 
 
 class Recording:
@@ -84,24 +88,24 @@ def problems_of(records_path, n, games):
 
 
 def run_length(net: PolicyLikelihood, arrs, width, future, patience, passes=1, widen=1):
-    problems = [cap.problem_of_arrangement(a) for a in arrs]
+    problems = [problem_of_arrangement(a) for a in arrs]
     rec = Recording(net)
     net.seconds, net.evaluations = 0.0, 0
-    stats = cap.SearchStats()
+    stats = SearchStats()
     t0 = time.perf_counter()
-    found = cap.search(rec, problems, width, future, patience, stats=stats, passes=passes, widen=widen)
+    found = cap.search(rec, problems, width, future, patience, stats=stats, beam_passes=passes, beam_widen=widen)
     wall = time.perf_counter() - t0
     network = rec.seconds  # set by the search's position_log_probs on the wrapper
     replay = Replay(rec.outputs, net.legal_only)
     t0 = time.perf_counter()
-    again = cap.search(replay, problems, width, future, patience, passes=passes, widen=widen)
+    again = cap.search(replay, problems, width, future, patience, beam_passes=passes, beam_widen=widen)
     bookkeeping = time.perf_counter() - t0
     assert again == found, "the replayed search found other sequences"
     rows = []
     for a, r in zip(arrs, found):
         n = a.n
         actual = coords.sgf_to_lz(a.actual)
-        actual_ll = float(cap.sequence_log_probs(net, actual).sum())
+        actual_ll = float(sequence_log_probs(net, actual).sum())
         row = {"actual_lgm": math.exp(actual_ll / n), "found": r is not None}
         if r is None:
             row |= {"lgm": 0.0, "above": False, "exact": False, "prefix": 0, "placed": 0.0}
@@ -112,7 +116,7 @@ def run_length(net: PolicyLikelihood, arrs, width, future, patience, passes=1, w
                 "above": ll >= actual_ll - 1e-9,
                 "exact": seq == actual,
                 "prefix": matching_prefix(seq, actual),
-                "placed": cap.captured_placed(actual, seq),
+                "placed": captured_placed(actual, seq),
             }
         rows.append(row)
     k = len(arrs)
@@ -140,7 +144,7 @@ def where_it_dies(net: PolicyLikelihood, arrs, width, future):
     """The beam alone (no backtracking), one problem at a time: for each problem it found nothing for,
     the move at which no child was kept, the prefixes it had, the children tried, and whether every
     child was tried (else the layer gave up after ``PRUNED_PER_CHILD x width`` pruned children)."""
-    deaths, choose = [], cap._Layer.choose
+    deaths, choose = [], capture_layer.Layer.choose
 
     def recording_choose(layer, *args, **kwargs):
         kept = choose(layer, *args, **kwargs)
@@ -151,15 +155,15 @@ def where_it_dies(net: PolicyLikelihood, arrs, width, future):
             )
         return kept
 
-    cap._Layer.choose = recording_choose
+    capture_layer.Layer.choose = recording_choose
     try:
         for a in arrs:
             deaths.clear()
-            found = cap.capture_beam(net, [cap.problem_of_arrangement(a)], width, future)[0]
+            found = cap.capture_beam(net, [problem_of_arrangement(a)], width, future)[0]
             row = {"game": a.id, "n": a.n, "prisoners": list(a.prisoners), "found": bool(found)}
             print(json.dumps(row | (deaths[0] if deaths else {})), flush=True)
     finally:
-        cap._Layer.choose = choose
+        capture_layer.Layer.choose = choose
 
 
 def main(argv=None):

@@ -12,7 +12,7 @@ reach the exact optimum (``--run``, in bench/methods.py's syntax: those runs ins
 skip arrangements already taken (pools repeat openings).  ``--optima``: a JSON file of exact optima,
 read if it exists (keyed by network, pool and stones; a stored one is used as is) and written after.
 Every method gets a fresh evaluator (its own cache), on the CPU, one thread
-by default.  Then brute force (the merged breadth-first search, annealing.brute_force) against the exact
+by default.  Then brute force (the merged breadth-first search, exact.brute_force) against the exact
 solver on ``--brute-count`` arrangements of ``--brute-stones`` stones, for the ratio of their times.
 Prints markdown tables.
 """
@@ -33,7 +33,8 @@ from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.nets.networks import load_policy
 from moveorder.search import anneal as sa
 from moveorder.search.beam import beam_search
-from moveorder.search.exact import exact_orders
+from moveorder.search.exact import brute_force, exact_orders
+from moveorder.settings import SearchConfig
 
 TOL = 1e-9
 
@@ -58,11 +59,11 @@ def arrangements(pool, stones, count, distinct=False):
 
 def methods(sa_iterations, trials):
     runs = [(f"beam W={w}, future {f:g}", ("beam", w, f)) for w in (8, 32, 128) for f in (0.0, 1.0)]
-    runs += [(f"SA {it} it. x {trials}", sa.AnnealConfig(iterations=it, trials=trials, seed=7)) for it in sa_iterations]
+    runs += [(f"SA {it} it. x {trials}", SearchConfig(iterations=it, trials=trials, seed=7)) for it in sa_iterations]
     runs.append(
         (
             f"beam+anneal (W 32, 300 it. x {trials})",
-            sa.AnnealConfig(method="beam+anneal", beam_width=32, iterations=300, trials=trials, seed=7),
+            SearchConfig(method="beam+anneal", beam_width=32, iterations=300, trials=trials, seed=7),
         )
     )
     return runs
@@ -84,7 +85,7 @@ def run_method(net, spec, pairs):
     if isinstance(spec, tuple):
         best = [found[0][1] for found in beam_search(ev, pairs, width=spec[1], future=spec[2])]
     else:
-        best = [max(t.best_log_likelihood for t in trials) for trials in sa.anneal(ev, pairs, spec)]
+        best = [max(t.log_likelihood for t in trials) for trials in sa.anneal(ev, pairs, spec)]
     return best, ev.evaluations / len(pairs), time.perf_counter() - t0
 
 
@@ -98,7 +99,7 @@ def main():
     p.add_argument(
         "--incumbent-future",
         type=float,
-        default=sa.AnnealConfig().beam_future,
+        default=SearchConfig().beam_future,
         help="the incumbent beam's future weight",
     )
     p.add_argument("--sa", default="300,2000", help="SA iterations, comma-separated")
@@ -186,7 +187,7 @@ def main():
         for k, (b, w) in enumerate(pairs):
             ev = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
             t0 = time.perf_counter()
-            _, best = sa.brute_force(ev, b, w)
+            _, best = brute_force(ev, b, w)
             tb = time.perf_counter() - t0
             ev2 = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
             ((_, ll, st),) = exact_orders(

@@ -303,6 +303,8 @@ def step_bookkeeping(r, a, dev):
     from anneal import ZeroCostLikelihood, synthetic_arrangements
     from moveorder.nets.likelihood import PositionEvaluator
     from moveorder.search import anneal as sa
+    from moveorder.search.problem import SearchStats
+    from moveorder.settings import SearchConfig
 
     r("| moves | chains | us / chain-iteration (no cache) | positions asked / chain-iteration |")
     r("|---|---|---|---|")
@@ -310,9 +312,9 @@ def step_bookkeeping(r, a, dev):
         for chains in (100, 500):
             pairs = synthetic_arrangements(chains // 5, n)
             ev = PositionEvaluator(ZeroCostLikelihood(device=str(dev)), cache_size=0)
-            sa.anneal(ev, pairs, sa.AnnealConfig(iterations=5, trials=5, seed=2))  # warm-up
-            stats = sa.AnnealStats()
-            sa.anneal(ev, pairs, sa.AnnealConfig(iterations=a.iterations_bookkeeping, trials=5, seed=1), stats=stats)
+            sa.anneal(ev, pairs, SearchConfig(iterations=5, trials=5, seed=2))  # warm-up
+            stats = SearchStats()
+            sa.anneal(ev, pairs, SearchConfig(iterations=a.iterations_bookkeeping, trials=5, seed=1), stats=stats)
             ci = stats.chain_iterations
             r(
                 f"| {n} | {chains} | {(stats.seconds - stats.network_seconds) / ci * 1e6:.1f} | {stats.requests / ci:.2f} |"
@@ -321,7 +323,7 @@ def step_bookkeeping(r, a, dev):
 
 def step_position(r, a, dev, work):
     from moveorder.data.arrangements import load_arrangements
-    from moveorder.search.inference import write_sgf
+    from moveorder.search.results import write_sgf
 
     arr = load_arrangements(arrangements_file(a, work))[0]
     pos = work / "position.sgf"
@@ -340,7 +342,7 @@ def infer_set(a, arrangements, out, device, *method):
     t0 = time.perf_counter()
     args = ["infer-set", "--arrangements", arrangements, "--out", out, "--table", out.with_suffix(".csv")]
     moveorder(*args, "--network", a.network, "--device", device, "--quiet", *method)
-    from moveorder.search.inference import load_results
+    from moveorder.search.results import load_results
 
     return load_results(out), time.perf_counter() - t0
 
@@ -379,7 +381,8 @@ def step_infer(r, a, dev, work):
 
 
 def step_train(r, a, dev, work):
-    from moveorder.nets.train import PositionSampler, train
+    from moveorder.nets.sampling import PositionSampler
+    from moveorder.nets.train import train
     from moveorder.settings import TrainConfig
 
     pool = pool_file(a, work)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from moveorder.katago.engine import AnalysisCache, KataGoEngine, analysis_config, default_env
 from moveorder.katago.scoring import score_results
-from moveorder.search.inference import load_results
+from moveorder.search.results import load_results
 
 ROOT = Path(__file__).resolve().parents[1] / "tools/katago"
 

@@ -18,7 +18,7 @@ the mean over their own invocation's arrangements).
 A run is ``anneal:ITERATIONSxTRIALS``, ``beam:WIDTH[:fFUTURE]`` or
 ``beam+anneal:WIDTH:ITERATIONSxTRIALS:T_START[:fFUTURE]`` (annealing from the beam's best orders, one a
 trial, from T_START down to 0.1); FUTURE is the beam's weight of the estimate of the stones still to play
-(``f0``: the plain beam; default: settings.AnnealConfig's).  Each run has an
+(``f0``: the plain beam; default: settings.SearchConfig's).  Each run has an
 evaluator (and position cache) of its own, so its evaluations are its own.  The best-of-all gap is
 per arrangement the best log-likelihood any run of this invocation (or the actual order) reached
 minus the run's, per move, averaged over the arrangements.
@@ -39,25 +39,27 @@ from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.nets.networks import load_policy
 from moveorder.report.metrics import share_on_or_above
 from moveorder.report.plots import method_curves
-from moveorder.search import anneal as sa
-from moveorder.search.inference import matching_prefix
+from moveorder.search import dispatch
+from moveorder.search.problem import problem_of_stones
+from moveorder.search.results import matching_prefix
+from moveorder.settings import SearchConfig
 
 
 def parse_run(text):
     """(config, curve, budget): the run's settings, the curve it belongs to and its place on it."""
     parts = text.split(":")
-    future = sa.AnnealConfig().beam_future
+    future = SearchConfig().beam_future
     if parts[-1].startswith("f"):
         future = float(parts.pop()[1:])
     beam = "beam" if future == 0 else f"beam f{future:g}"
     if parts[0] == "anneal" and len(parts) == 2:
         it, tr = map(int, parts[1].split("x"))
-        return sa.AnnealConfig(iterations=it, trials=tr, seed=1), f"SA x{tr}", it
+        return SearchConfig(iterations=it, trials=tr, seed=1), f"SA x{tr}", it
     if parts[0] == "beam" and len(parts) == 2:
-        return sa.AnnealConfig(method="beam", beam_width=int(parts[1]), beam_future=future), beam, int(parts[1])
+        return SearchConfig(method="beam", beam_width=int(parts[1]), beam_future=future), beam, int(parts[1])
     if parts[0] == "beam+anneal" and len(parts) == 4:
         it, tr = map(int, parts[2].split("x"))
-        cfg = sa.AnnealConfig(
+        cfg = SearchConfig(
             method="beam+anneal",
             beam_width=int(parts[1]),
             beam_future=future,
@@ -84,15 +86,16 @@ def run(a):
         f"{torch.get_num_threads()}; actual sequences: mean LGM {np.mean(np.exp(actual / n)):.4f}",
         flush=True,
     )
+    problems = [problem_of_stones(b, w) for b, w in pairs]
     rows, lls = [], []
     for spec in a.run:
         cfg, curve, budget = parse_run(spec)
         ev = PositionEvaluator(PolicyLikelihood(net, device="cpu"))
         t0 = time.perf_counter()
-        res = sa.anneal(ev, pairs, cfg)
+        res = [f.trials for f in dispatch.run(ev, problems, cfg)]  # annealing's trials, or the beam's best
         wall = time.perf_counter() - t0
-        best = [max(r, key=lambda t: t.best_log_likelihood) for r in res]
-        ll = np.array([b.best_log_likelihood for b in best])
+        best = [max(r, key=lambda t: t.log_likelihood) for r in res]
+        ll = np.array([b.log_likelihood for b in best])
         lls.append(ll)
         if a.orders:
             with open(a.orders, "a") as f:
@@ -103,10 +106,10 @@ def run(a):
                         "run": spec,
                         "index": a.skip + k,
                         "id": x.id,
-                        "log_likelihood": b.best_log_likelihood,
+                        "log_likelihood": b.log_likelihood,
                         "actual_log_likelihood": float(actual[k]),
-                        "trials": [t.best_log_likelihood for t in r],
-                        "order": b.best,
+                        "trials": [t.log_likelihood for t in r],
+                        "order": b.moves,
                         "evaluations_per_arrangement": ev.evaluations / len(arrs),
                         "wall_s": wall,
                     }
@@ -124,8 +127,8 @@ def run(a):
                 "mean_lgm": float(np.mean(np.exp(ll / n))),
                 "mean_lgm_actual": float(np.mean(np.exp(actual / n))),
                 "share_on_or_above": share_on_or_above(np.exp(actual / n), np.exp(ll / n)),
-                "exact_matches": int(sum(b.best == o for b, o in zip(best, orders))),
-                "matching_prefix": float(np.mean([matching_prefix(b.best, o) for b, o in zip(best, orders)])),
+                "exact_matches": int(sum(b.moves == o for b, o in zip(best, orders))),
+                "matching_prefix": float(np.mean([matching_prefix(b.moves, o) for b, o in zip(best, orders)])),
             }
         )
         r = rows[-1]

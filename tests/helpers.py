@@ -180,7 +180,8 @@ def killed_then_resumed(monkeypatch, pool, out, cfg, device, kill_at=5):
     import pytest
     import torch
 
-    from moveorder.nets.train import PositionSampler, train
+    from moveorder.nets.sampling import PositionSampler
+    from moveorder.nets.train import train
 
     real, calls = PositionSampler.batch, []
 

@@ -12,7 +12,8 @@ from helpers import OPENING
 from moveorder import cli
 from moveorder.go.coords import sgf_to_lz
 from moveorder.nets.likelihood import PolicyLikelihood
-from moveorder.search.anneal import ChainResult, distinct_orders
+from moveorder.search.anneal import distinct_orders
+from moveorder.search.problem import Order
 
 FIXTURE = str(helpers.FIXTURE)
 LETTERS = "abcdefghijklmnopqrs"
@@ -128,7 +129,7 @@ def test_more_alternatives_than_found_writes_what_was_found_and_says_so(tmp_path
 
 def test_alternatives_of_a_position_with_captures_replay_to_it_and_its_prisoners(tmp_path):
     from moveorder.data.arrangements import clip
-    from moveorder.search.captures import sequence_log_probs
+    from moveorder.search.boards import sequence_log_probs
     from test_captures import HAND_MADE, record_of
 
     want = clip(record_of(HAND_MADE["ko fight"]), 16, "x")
@@ -162,11 +163,11 @@ def test_alternatives_of_a_position_with_captures_replay_to_it_and_its_prisoners
 
 def test_distinct_orders_by_hand():
     trials = [
-        ChainResult([1, 2, 3], -5.0),
-        ChainResult([2, 1, 3], -4.0),
-        ChainResult([1, 2, 3], -5.0),  # a second trial that ended on the same order
-        ChainResult([3, 2, 1], -4.0),  # tied with the second: the earlier trial ranks first
-        ChainResult([3, 1, 2], -9.0),
+        Order([1, 2, 3], -5.0),
+        Order([2, 1, 3], -4.0),
+        Order([1, 2, 3], -5.0),  # a second trial that ended on the same order
+        Order([3, 2, 1], -4.0),  # tied with the second: the earlier trial ranks first
+        Order([3, 1, 2], -9.0),
     ]
     assert distinct_orders(trials, 3) == [([2, 1, 3], -4.0), ([3, 2, 1], -4.0), ([1, 2, 3], -5.0)]
     assert distinct_orders(trials, 10) == [([2, 1, 3], -4.0), ([3, 2, 1], -4.0), ([1, 2, 3], -5.0), ([3, 1, 2], -9.0)]
@@ -176,16 +177,19 @@ def test_distinct_orders_by_hand():
 def test_the_capture_search_answer_is_the_same_whatever_it_keeps(passes=3, widen=2):
     """Three passes, the later ones wider where none was found: the alternatives pool every pass's."""
     from moveorder.data.arrangements import clip
-    from moveorder.search import captures
+    from moveorder.search import boards, captures
+    from moveorder.search.problem import problem_of_arrangement
     from test_captures import HAND_MADE, record_of
 
     model = PolicyLikelihood.from_file(helpers.FIXTURE, device="cpu")
     answered = 0
     for name, text in HAND_MADE.items():
-        problem = captures.problem_of_arrangement(clip(record_of(text), len(text) // 2, "x"))
-        (alone,) = captures.search(model, [problem], 8, 1.0, 0, passes=passes, widen=widen)
+        problem = problem_of_arrangement(clip(record_of(text), len(text) // 2, "x"))
+        (alone,) = captures.search(model, [problem], 8, 1.0, 0, beam_passes=passes, beam_widen=widen)
         orders = []
-        (best,) = captures.search(model, [problem], 8, 1.0, 0, passes=passes, widen=widen, keep=5, orders=orders)
+        (best,) = captures.search(
+            model, [problem], 8, 1.0, 0, beam_passes=passes, beam_widen=widen, keep=5, orders=orders
+        )
         assert best == alone, name
         (found,) = orders
         if alone is None:  # none found at this width: no alternatives either
@@ -196,6 +200,36 @@ def test_the_capture_search_answer_is_the_same_whatever_it_keeps(passes=3, widen
         assert len({tuple(m) for m, _ in found}) == len(found)
         assert [ll for _, ll in found[1:]] == sorted((ll for _, ll in found[1:]), reverse=True)
         for moves, ll in found:  # every one reaches the position, with its log-likelihood rescored here
-            assert captures.replay_boards(moves)[-1] == problem.final_board()
-            assert ll == pytest.approx(float(captures.sequence_log_probs(model, moves).sum()), abs=1e-6)
+            assert boards.replay_boards(moves)[-1] == problem.final_board()
+            assert ll == pytest.approx(float(boards.sequence_log_probs(model, moves).sum()), abs=1e-6)
     assert answered >= 2
+
+
+def test_the_capture_search_tells_its_progress_the_evaluations_it_spends():
+    """The capture search reports to ``progress`` each network evaluation as it is spent, up to the most it
+    may spend (width x moves x (1 + (passes - 1) x widen + patience)), and fills the rest at its end;
+    the answer is the one found without a progress bar."""
+    from moveorder.data.arrangements import clip
+    from moveorder.search import captures
+    from moveorder.search.problem import problem_of_arrangement
+    from test_captures import HAND_MADE, record_of
+
+    class Bar:
+        def __init__(self):
+            self.steps = []
+
+        def update(self, k):
+            self.steps.append(k)
+
+    model = PolicyLikelihood.from_file(helpers.FIXTURE, device="cpu")
+    text = next(iter(HAND_MADE.values()))
+    problem = problem_of_arrangement(clip(record_of(text), len(text) // 2, "x"))
+    (alone,) = captures.search(model, [problem], 8, 1.0, 1, beam_passes=2, beam_widen=2)
+    bar, before = Bar(), model.evaluations
+    (found,) = captures.search(model, [problem], 8, 1.0, 1, beam_passes=2, beam_widen=2, progress=bar)
+    spent = model.evaluations - before
+    most = 8 * problem.moves * (1 + (2 - 1) * 2 + 1)
+    assert found == alone
+    assert len(bar.steps) >= 2 and all(k >= 0 for k in bar.steps)  # told as it went, then at the end
+    assert sum(bar.steps[:-1]) == min(spent, most)  # every evaluation, as it was spent
+    assert sum(bar.steps) == most  # the rest at the end

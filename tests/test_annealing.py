@@ -10,6 +10,8 @@ from moveorder.data.arrangements import clip
 from moveorder.go.coords import sgf_to_lz
 from moveorder.nets.likelihood import PositionEvaluator
 from moveorder.search import anneal as sa
+from moveorder.search import exact
+from moveorder.settings import SearchConfig
 
 
 @st.composite
@@ -93,30 +95,30 @@ def test_counter_based_draws_depend_on_their_keys_only():
 
 
 def test_temperature_schedule():
-    cfg = sa.AnnealConfig(iterations=101)
+    cfg = SearchConfig(iterations=101)
     assert sa.temperature(cfg, 0) == pytest.approx(1.0) and sa.temperature(cfg, 100) == pytest.approx(0.1)
     assert sa.temperature(cfg, 50) == pytest.approx(0.1**0.5)
-    lin = sa.AnnealConfig(iterations=101, schedule="linear")
+    lin = SearchConfig(iterations=101, schedule="linear")
     assert sa.temperature(lin, 50) == pytest.approx(0.55)
     with pytest.raises(ValueError):
-        sa.AnnealConfig(neighbour="swp3")
+        SearchConfig(neighbour="swp3")
 
 
 def test_incremental_and_cache_equal_naive(model, real_games):
     arrs = [clip(r, 12, "pro") for r in real_games[:4]]
     pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
     for init in ("greedy", "random"):
-        cfg = sa.AnnealConfig(iterations=150, trials=2, init=init, seed=3)
+        cfg = SearchConfig(iterations=150, trials=2, init=init, seed=3)
         fast_scorer = PositionEvaluator(model, cache_size=1 << 16)
         fast = sa.anneal(fast_scorer, pairs, cfg)
-        naive_cfg = sa.AnnealConfig(**{**cfg.__dict__, "incremental": False})
+        naive_cfg = SearchConfig(**{**cfg.__dict__, "incremental": False})
         naive_scorer = PositionEvaluator(model, cache_size=0, dedupe=False)
         naive = sa.anneal(naive_scorer, pairs, naive_cfg)
         uncached = sa.anneal(PositionEvaluator(model, cache_size=0), pairs, cfg)
         for a, b, c in zip(fast, naive, uncached):
             for x, y, z in zip(a, b, c):
-                assert x.best == y.best == z.best
-                assert x.best_log_likelihood == y.best_log_likelihood == z.best_log_likelihood
+                assert x.moves == y.moves == z.moves
+                assert x.log_likelihood == y.log_likelihood == z.log_likelihood
                 assert x.accepted == y.accepted == z.accepted
                 assert x.accepted > 0
         # ... and it did less work.
@@ -131,13 +133,13 @@ def test_incremental_and_cache_equal_naive(model, real_games):
 def test_one_arrangement_alone_equals_it_inside_a_batch_of_20(model, real_games):
     arrs = [clip(r, 10, "pro") for r in real_games[:20]]
     pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
-    cfg = sa.AnnealConfig(iterations=100, trials=2, seed=5, init="random")
+    cfg = SearchConfig(iterations=100, trials=2, seed=5, init="random")
     together = sa.anneal(PositionEvaluator(model), pairs, cfg)
     for k in (0, 13):
         alone = sa.anneal(PositionEvaluator(model, cache_size=0), pairs[k : k + 1], cfg, indices=[k])
         for x, y in zip(together[k], alone[0]):
-            assert x.best == y.best and x.best_log_likelihood == y.best_log_likelihood and x.accepted == y.accepted
-    assert together[0][0].best != together[0][1].best or together[0][0].accepted != together[0][1].accepted
+            assert x.moves == y.moves and x.log_likelihood == y.log_likelihood and x.accepted == y.accepted
+    assert together[0][0].moves != together[0][1].moves or together[0][0].accepted != together[0][1].accepted
 
 
 def test_sa_finds_exact_optimum_on_50_small_real_arrangements(model, real_games):
@@ -146,7 +148,7 @@ def test_sa_finds_exact_optimum_on_50_small_real_arrangements(model, real_games)
     (bench/exact.py runs the same check on 10-stone arrangements with the trained network.)
     """
     scorer = PositionEvaluator(model)
-    cfg = sa.AnnealConfig(iterations=600, trials=3, seed=11)
+    cfg = SearchConfig(iterations=600, trials=3, seed=11)
     found, start = 0, 0
     for size, count in ((6, 10), (7, 20), (8, 20)):
         arrs = [clip(r, size, "pro") for r in real_games[start : start + count]]
@@ -154,8 +156,8 @@ def test_sa_finds_exact_optimum_on_50_small_real_arrangements(model, real_games)
         pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
         results = sa.anneal(scorer, pairs, cfg)
         for (b, w), trials in zip(pairs, results):
-            exact_seq, exact_ll = sa.brute_force(scorer, b, w)
-            best = max(t.best_log_likelihood for t in trials)
+            exact_seq, exact_ll = exact.brute_force(scorer, b, w)
+            best = max(t.log_likelihood for t in trials)
             assert best <= exact_ll + 1e-9  # nothing beats the exact optimum
             found += best >= exact_ll - 1e-9
     assert found == 50

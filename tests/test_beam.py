@@ -9,7 +9,11 @@ from moveorder.data.arrangements import clip
 from moveorder.go.coords import sgf_to_lz
 from moveorder.nets.likelihood import PositionEvaluator
 from moveorder.search import anneal as sa
+from moveorder.search import exact
 from moveorder.search.beam import _ranked, beam_search
+from moveorder.search.dispatch import run
+from moveorder.search.problem import problem_of_stones
+from moveorder.settings import SearchConfig
 
 
 def test_exact_solver_equals_enumerating_every_order(model, real_games):
@@ -25,7 +29,7 @@ def test_exact_solver_equals_enumerating_every_order(model, real_games):
                 seq[0::2], seq[1::2] = pb, pw
                 orders.append(seq)
         ll = model.log_probs(torch.tensor(orders)).sum(1)
-        seq, best = sa.brute_force(ev, b, w)
+        seq, best = exact.brute_force(ev, b, w)
         assert best == pytest.approx(float(ll.max()), abs=1e-9)
         assert float(model.log_probs(torch.tensor([seq])).sum()) == pytest.approx(best, abs=1e-9)
 
@@ -53,16 +57,19 @@ def test_beams_keep_their_best_orders_alone_or_batched_and_start_the_annealer(mo
         for order, ll in w_:  # each order's log-likelihood is its own, as scored from scratch
             assert float(model.log_probs(torch.tensor([order])).sum()) == pytest.approx(ll, abs=1e-9)
     # beam+anneal starts each trial from one of the beam's best orders and keeps the best it sees.
-    cfg = sa.AnnealConfig(
+    cfg = SearchConfig(
         iterations=60, trials=3, method="beam+anneal", beam_width=16, beam_future=future, t_start=0.3, seed=2
     )
     assert cfg.init == "beam"
     annealed = sa.anneal(ev, pairs, cfg)
     for w_, trials in zip(wide, annealed):
         for k, t in enumerate(trials):
-            assert t.best_log_likelihood >= w_[k][1] - 1e-9
-    only_beam = sa.anneal(ev, pairs, sa.AnnealConfig(method="beam", beam_width=16, beam_future=future))
-    assert [t[0].best for t in only_beam] == [w_[0][0] for w_ in wide]
+            assert t.log_likelihood >= w_[k][1] - 1e-9
+    # the beam alone, through the one entry point: its best order is the one trial, its 3 best the orders
+    problems = [problem_of_stones(b, w) for b, w in pairs]
+    only_beam = run(ev, problems, SearchConfig(method="beam", beam_width=16, beam_future=future), keep=3)
+    assert [[t.moves for t in f.trials] for f in only_beam] == [[w_[0][0]] for w_ in wide]
+    assert [f.orders for f in only_beam] == wide
 
 
 def test_the_ranked_beam_keeps_half_by_likelihood_and_fills_by_score():

@@ -24,7 +24,13 @@ from moveorder.go import coords
 from moveorder.nets.features import board_history_planes
 from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.search import captures as cap
+from moveorder.search import dispatch, prunes
+from moveorder.search import layer as capture_layer
+from moveorder.search import problem as prob
 from moveorder.search.beam import beam_search
+from moveorder.search.boards import history_planes, position_log_probs, replay_boards, sequence_log_probs
+from moveorder.search.plans import capture_plan, captured_placed, captured_points
+from moveorder.settings import SearchConfig
 
 
 def replay(moves_lz):
@@ -62,7 +68,7 @@ def problem_of(moves_lz):
     black = tuple(sorted(coords.to_lz(p) for c, p in positions[-1] if c == "b"))
     white = tuple(sorted(coords.to_lz(p) for c, p in positions[-1] if c == "w"))
     taken = [len(c) for c in captured]
-    return cap.Problem(black, white, sum(taken[0::2]), sum(taken[1::2]))
+    return prob.Problem(black, white, sum(taken[0::2]), sum(taken[1::2]))
 
 
 def assert_answers(seq, problem):
@@ -76,7 +82,7 @@ def problem_of_board(text, prisoners):
     from helpers import load_board
 
     black, white = load_board(text)
-    return cap.Problem(
+    return prob.Problem(
         tuple(sorted(coords.to_lz(p) for p in black)), tuple(sorted(coords.to_lz(p) for p in white)), *prisoners
     )
 
@@ -137,12 +143,12 @@ def test_hand_made_positions_are_answered_exactly(shipped, name):
     check_pattern(name, actual)
     problem = problem_of(actual)
     assert problem.prisoners_black + problem.prisoners_white > 0
-    stats = cap.SearchStats()
+    stats = prob.SearchStats()
     (found,) = cap.search(shipped, [problem], width=64, stats=stats)
     assert found is not None, f"{name}: no sequence found"
     seq, ll = found
     assert_answers(seq, problem)
-    assert float(cap.sequence_log_probs(shipped, seq).sum()) == pytest.approx(ll, abs=1e-9)
+    assert float(sequence_log_probs(shipped, seq).sum()) == pytest.approx(ll, abs=1e-9)
     assert stats.evaluations > 0 and stats.children >= stats.pruned
 
 
@@ -168,14 +174,14 @@ def test_real_games_with_captures_every_answer_replays_to_the_input(shipped, cap
     actual = [g[:n] for g in capture_games if sum(captures_by_move(g[:n])) > 0][:6]
     assert len(actual) == 6
     problems = [problem_of(a) for a in actual]
-    stats = cap.SearchStats()
+    stats = prob.SearchStats()
     found = cap.search(shipped, problems, width=16, patience=0, stats=stats)
     for problem, a, r in zip(problems, actual, found):
         if r is None:
             continue
         seq, ll = r
         assert_answers(seq, problem)
-        assert float(cap.sequence_log_probs(shipped, seq).sum()) == pytest.approx(ll, abs=1e-9)
+        assert float(sequence_log_probs(shipped, seq).sum()) == pytest.approx(ll, abs=1e-9)
     assert sum(r is not None for r in found) >= 4  # measured: 6 of 6 at 30 moves, 4 of 6 at 60
     assert stats.not_found == sum(r is None for r in found)
     # Batched or alone, a problem's search is its own.
@@ -207,15 +213,15 @@ def test_the_search_never_prunes_a_real_sequence(capture_games):
         problem = problem_of(actual)
         if not (problem.black and problem.white):
             continue
-        t = cap._Target(problem)
+        t = prunes.Target(problem)
         board = goboard.Board()
         for i, k in enumerate(actual):
             colour = goboard.BLACK if i % 2 == 0 else goboard.WHITE
             cur = np.frombuffer(bytes(board.points), dtype=np.uint8)[FLAT_OF_LZ][None, :]
-            allowed = (cur == 0) & ((t.final_lz == colour)[None, :] | cap._doomed_ok(t, cur, colour, i))
+            allowed = (cur == 0) & ((t.final_lz == colour)[None, :] | prunes.doomed_allowed(t, cur, colour, i))
             assert allowed[0, k], (actual, i)
             board.play(colour, coords.from_lz(k))
-            assert i + 1 == len(actual) or cap._alive(t, board, i + 1), (actual, i)
+            assert i + 1 == len(actual) or prunes.alive(t, board, i + 1), (actual, i)
 
 
 def test_the_doomed_set_tier_keeps_one_child_a_set(shipped, capture_games):
@@ -223,26 +229,26 @@ def test_the_doomed_set_tier_keeps_one_child_a_set(shipped, capture_games):
     doomed points (stones the rest must capture) no other kept child has, likeliest first."""
     actual = next(g[:50] for g in capture_games if sum(captures_by_move(g[:50])) >= 2)
     problem = problem_of(actual)
-    t = cap._Target(problem)
+    t = prunes.Target(problem)
     final = np.frombuffer(t.final, dtype=np.uint8)
 
     def doomed(p):
         cur = np.frombuffer(p.hist[0], dtype=np.uint8)
         return frozenset(np.nonzero((cur != 0) & (cur != final))[0].tolist())
 
-    parent, i = cap._root(), 0
+    parent, i = capture_layer.root(), 0
     while True:  # the first move of the actual sequence with three or more places for a doomed stone
         colour = goboard.BLACK if i % 2 == 0 else goboard.WHITE
-        lp = cap.position_log_probs(shipped, [parent.hist], i % 2 == 0)[:, : coords.POINTS]
-        layer = cap._Layer(t, [parent], lp, i, cap._no_estimates(), 1.0)
+        lp = position_log_probs(shipped, [parent.hist], i % 2 == 0)[:, : coords.POINTS]
+        layer = capture_layer.Layer(t, [parent], lp, i, capture_layer.no_estimates(), 1.0)
         doomed_children = [
             k
             for k in layer.pts.tolist()
-            if t.final_lz[k] != colour and cap._child(t, parent, k, colour, 0.0, i, False) is not None
+            if t.final_lz[k] != colour and capture_layer.make_child(t, parent, k, colour, 0.0, i, False) is not None
         ]
         if len(doomed_children) >= 3:
             break
-        parent = cap._child(t, parent, actual[i], colour, 0.0, i, False)
+        parent = capture_layer.make_child(t, parent, actual[i], colour, 0.0, i, False)
         i += 1
         assert i < 40, "no move with three places for a doomed stone"
     kept = []
@@ -276,16 +282,16 @@ def test_capture_plan_names_each_captured_point_once():
     captured twice (White's B18, in the ko) once."""
     b18, c18 = gtp_moves("B18 C18")
     assert [len(c) for c in replay(KO_THRICE)[1]] == [0] * 8 + [1, 0, 0, 1, 0, 0, 1]
-    assert cap.captured_points(KO_THRICE) == [(goboard.WHITE, b18), (goboard.BLACK, c18), (goboard.WHITE, b18)]
-    assert cap.capture_plan(KO_THRICE) == ((goboard.BLACK, c18), (goboard.WHITE, b18))
-    assert cap.capture_plan(KO_THRICE[:9]) == ((goboard.WHITE, b18),)
-    assert cap.capture_plan(KO_THRICE[:8]) == ()
+    assert captured_points(KO_THRICE) == [(goboard.WHITE, b18), (goboard.BLACK, c18), (goboard.WHITE, b18)]
+    assert capture_plan(KO_THRICE) == ((goboard.BLACK, c18), (goboard.WHITE, b18))
+    assert capture_plan(KO_THRICE[:9]) == ((goboard.WHITE, b18),)
+    assert capture_plan(KO_THRICE[:8]) == ()
     ko = sgf_moves(HAND_MADE["ko fight"])  # White's stone of move 4 and Black's of move 9 are captured
-    assert cap.capture_plan(ko) == ((goboard.BLACK, ko[8]), (goboard.WHITE, ko[3]))
+    assert capture_plan(ko) == ((goboard.BLACK, ko[8]), (goboard.WHITE, ko[3]))
     four = sgf_moves(HAND_MADE["four stones at once"])  # move 13 takes four white stones
     (taken,) = [c for c in replay(four)[1] if c]
-    assert cap.capture_plan(four) == tuple(sorted((goboard.WHITE, coords.to_lz(p)) for p in taken))
-    assert len(cap.capture_plan(four)) == 4
+    assert capture_plan(four) == tuple(sorted((goboard.WHITE, coords.to_lz(p)) for p in taken))
+    assert len(capture_plan(four)) == 4
 
 
 def test_a_move_repeating_an_earlier_position_is_refused():
@@ -317,13 +323,13 @@ def test_a_move_repeating_an_earlier_position_is_refused():
     # Black took 2 (moves 11: A19 B19), White 3 (move 8: A18 B18 A19); 6 black and 5 white moves.
     problem = problem_of_board(after_6, (2, 3))
     assert problem.moves == 11 and sum(len(c) for c in captured) == 3
-    t = cap._Target(problem)
+    t = prunes.Target(problem)
     assert bytes(board.points) == t.final
-    parent = cap._root()
+    parent = capture_layer.root()
     for i, k in enumerate(seq[:10]):
-        parent = cap._child(t, parent, k, goboard.BLACK if i % 2 == 0 else goboard.WHITE, 0.0, i, False)
+        parent = capture_layer.make_child(t, parent, k, goboard.BLACK if i % 2 == 0 else goboard.WHITE, 0.0, i, False)
         assert parent is not None, i
-    assert cap._child(t, parent, seq[10], goboard.BLACK, 0.0, 10, True) is None
+    assert capture_layer.make_child(t, parent, seq[10], goboard.BLACK, 0.0, 10, True) is None
 
 
 def test_a_plan_keeps_doomed_stones_on_its_points_and_every_actual_move(capture_games):
@@ -332,18 +338,18 @@ def test_a_plan_keeps_doomed_stones_on_its_points_and_every_actual_move(capture_
     narrowed = 0
     for actual in capture_games[:8]:
         problem = problem_of(actual)
-        plan = cap.capture_plan(actual)
-        t, free = cap._Target(problem, plan), cap._Target(problem)
-        parent = cap._root()
+        plan = capture_plan(actual)
+        t, free = prunes.Target(problem, plan), prunes.Target(problem)
+        parent = capture_layer.root()
         for i, k in enumerate(actual):
             colour = goboard.BLACK if i % 2 == 0 else goboard.WHITE
             zeros = np.zeros((1, coords.POINTS))
-            layer = cap._Layer(t, [parent], zeros, i, cap._no_estimates(), 0.0)
+            layer = capture_layer.Layer(t, [parent], zeros, i, capture_layer.no_estimates(), 0.0)
             doomed = [q for q in layer.pts.tolist() if t.final_lz[q] != colour]
             assert k in layer.pts.tolist() and all((colour, q) in plan for q in doomed), (actual, i)
-            unplanned = cap._Layer(free, [parent], zeros, i, cap._no_estimates(), 0.0)
+            unplanned = capture_layer.Layer(free, [parent], zeros, i, capture_layer.no_estimates(), 0.0)
             narrowed += len(unplanned.pts) > len(layer.pts)
-            parent = cap._child(t, parent, k, colour, 0.0, i, i == len(actual) - 1)
+            parent = capture_layer.make_child(t, parent, k, colour, 0.0, i, i == len(actual) - 1)
             assert parent is not None, (actual, i)
     assert narrowed > 0
 
@@ -354,20 +360,20 @@ def test_a_second_pass_keeps_the_likelier_order_and_answers_exactly(shipped, cap
     keeps its captured stones on the plan's points."""
     actual = [g[:40] for g in capture_games if sum(captures_by_move(g[:40])) > 0][:6]
     problems = [problem_of(a) for a in actual]
-    one, two = cap.SearchStats(), cap.SearchStats()
+    one, two = prob.SearchStats(), prob.SearchStats()
     first = cap.search(shipped, problems, width=4, patience=0, stats=one)
-    second = cap.search(shipped, problems, width=4, patience=0, stats=two, passes=2)
+    second = cap.search(shipped, problems, width=4, patience=0, stats=two, beam_passes=2)
     for problem, r1, r2 in zip(problems, first, second):
         assert r1 is None or (r2 is not None and r2[1] >= r1[1])
         if r2 is not None:
             assert_answers(r2[0], problem)
-            assert float(cap.sequence_log_probs(shipped, r2[0]).sum()) == pytest.approx(r2[1], abs=1e-9)
+            assert float(sequence_log_probs(shipped, r2[0]).sum()) == pytest.approx(r2[1], abs=1e-9)
     assert sum(r2 is not None and (r1 is None or r2[1] > r1[1]) for r1, r2 in zip(first, second)) >= 1
     assert 1.5 * one.evaluations <= two.evaluations <= 2.5 * one.evaluations
     k = next(k for k, r in enumerate(first) if r is not None)
-    plan = cap.capture_plan(first[k][0])
+    plan = capture_plan(first[k][0])
     (found,) = cap.capture_beam(shipped, problems[k : k + 1], width=4, plans=[plan])
-    assert found and set(cap.capture_plan(found[0][0])) <= set(plan)
+    assert found and set(capture_plan(found[0][0])) <= set(plan)
 
 
 def test_a_wider_pass_goes_only_to_positions_not_answered_yet(shipped, capture_games, monkeypatch):
@@ -386,7 +392,7 @@ def test_a_wider_pass_goes_only_to_positions_not_answered_yet(shipped, capture_g
         return out
 
     monkeypatch.setattr(cap, "capture_beam", spy)
-    wide = cap.search(shipped, problems, width=4, patience=0, passes=3, widen=4)
+    wide = cap.search(shipped, problems, width=4, patience=0, beam_passes=3, beam_widen=4)
     first = [r[0] if r else None for r in outs[0]]  # the first pass: one pass of width 4
     unanswered = [k for k, r in enumerate(first) if r is None]
     assert [c[:2] for c in calls[:3]] == [(4, [0, 1, 2, 3]), (4, [k for k in range(4) if first[k]]), (16, unanswered)]
@@ -403,21 +409,21 @@ def test_a_wider_pass_goes_only_to_positions_not_answered_yet(shipped, capture_g
         assert r1 is None or (r2 is not None and r2[1] >= r1[1])
         if r2 is not None:
             assert_answers(r2[0], problem)
-            assert float(cap.sequence_log_probs(shipped, r2[0]).sum()) == pytest.approx(r2[1], abs=1e-9)
+            assert float(sequence_log_probs(shipped, r2[0]).sum()) == pytest.approx(r2[1], abs=1e-9)
     assert sum(r is not None for r in wide) >= sum(r is not None for r in first) + 2
-    with pytest.raises(ValueError, match="^widen 0: expected at least 1$"):
-        cap.search(shipped, problems, width=4, widen=0)
+    with pytest.raises(ValueError, match="^beam_widen 0: expected at least 1$"):
+        cap.search(shipped, problems, width=4, beam_widen=0)
 
 
 def test_history_planes_are_the_training_planes(capture_games):
     """The search's input for positions with captures is training's (features.board_history_planes)."""
     moves = capture_games[0]
-    boards = cap.replay_boards(moves)
+    boards = replay_boards(moves)
     stack = np.array([np.frombuffer(b, dtype=np.uint8) for b in boards], dtype=np.int8)
     assert any(np.count_nonzero(stack[i + 1]) <= np.count_nonzero(stack[i]) for i in range(len(moves)))
     for i in (0, 1, 5, 20, len(moves) - 1):
         hist = tuple(boards[max(0, i - 7) : i + 1][::-1])
-        ours = cap.history_planes([hist], i % 2 == 0)[0].numpy()
+        ours = history_planes([hist], i % 2 == 0)[0].numpy()
         assert np.array_equal(ours, board_history_planes(stack, i, i % 2 == 0))
 
 
@@ -428,20 +434,20 @@ def test_capture_free_positions_get_the_beams_orders(model, real_games, future):
 
     arrs = [clip(r, 14, "pro") for r in real_games[70:74]]
     pairs = [(coords.sgf_to_lz(a.black), coords.sgf_to_lz(a.white)) for a in arrs]
-    ours = cap.capture_beam(model, [cap.Problem(tuple(sorted(b)), tuple(sorted(w))) for b, w in pairs], 8, future)
+    ours = cap.capture_beam(model, [prob.Problem(tuple(sorted(b)), tuple(sorted(w))) for b, w in pairs], 8, future)
     theirs = beam_search(PositionEvaluator(model), pairs, width=8, future=future)
     for (seq, ll), ((ref, ref_ll),) in zip((o[0] for o in ours), theirs):
         assert seq == ref
         assert ll == pytest.approx(ref_ll, abs=1e-9)
     # and the likelihood of a capture-free sequence is the same on both paths
     seq = torch.tensor([coords.sgf_to_lz(arrs[0].actual)])
-    assert np.allclose(cap.sequence_log_probs(model, seq[0].tolist()), model.log_probs(seq)[0].numpy(), atol=1e-9)
+    assert np.allclose(sequence_log_probs(model, seq[0].tolist()), model.log_probs(seq)[0].numpy(), atol=1e-9)
 
 
 def test_a_position_no_sequence_reaches_is_not_answered(model):
     """Two black stones far apart cannot have captured a white stone: counts fit, the board does not."""
-    problem = cap.Problem((coords.to_lz(coords.from_gtp("K10")), coords.to_lz(coords.from_gtp("Q16"))), (), 1, 0)
-    stats = cap.SearchStats()
+    problem = prob.Problem((coords.to_lz(coords.from_gtp("K10")), coords.to_lz(coords.from_gtp("Q16"))), (), 1, 0)
+    stats = prob.SearchStats()
     assert cap.search(model, [problem], width=8, stats=stats) == [None]
     assert stats.not_found == 1 and stats.backtracked == 1 and stats.unreachable == 1
 
@@ -459,7 +465,7 @@ def test_a_position_no_sequence_reaches_is_not_answered(model):
 )
 def test_impossible_counts_and_boards_are_refused(black, white, prisoners, reason):
     with pytest.raises(ValueError, match=reason.replace("(", r"\(").replace(")", r"\)")) as err:
-        cap.check_problem([coords.from_gtp(p) for p in black], [coords.from_gtp(p) for p in white], prisoners, "x.sgf")
+        prob.check_problem([coords.from_gtp(p) for p in black], [coords.from_gtp(p) for p in white], prisoners, "x.sgf")
     assert str(err.value).startswith("x.sgf: ")
 
 
@@ -468,7 +474,7 @@ def test_the_refusals_say_what_is_wrong_word_for_word():
 
     def refused(black, white, prisoners):
         with pytest.raises(ValueError) as err:
-            cap.check_problem(
+            prob.check_problem(
                 [coords.from_gtp(p) for p in black], [coords.from_gtp(p) for p in white], prisoners, "x.sgf"
             )
         return str(err.value)
@@ -496,55 +502,64 @@ def test_the_refusals_say_what_is_wrong_word_for_word():
 
 
 def test_one_stone_is_a_position():
-    cap.check_problem([coords.from_gtp("D4")], [], (0, 0), "x.sgf")  # one move, Black's
+    prob.check_problem([coords.from_gtp("D4")], [], (0, 0), "x.sgf")  # one move, Black's
 
 
 def test_a_consistent_position_passes_the_checks():
-    cap.check_problem([coords.from_gtp("B1"), coords.from_gtp("A2")], [], (1, 0), "x.sgf")  # W A1 was captured
+    prob.check_problem([coords.from_gtp("B1"), coords.from_gtp("A2")], [], (1, 0), "x.sgf")  # W A1 was captured
 
 
 def test_only_the_beam_orders_positions_with_captures():
-    cap.require_beam("beam", (1, 0), "x.sgf")
-    cap.require_beam("anneal", (0, 0), "x.sgf")
+    with_captures, plain = prob.Problem((0,), (), 1, 0), prob.Problem((0,), ())
+    dispatch.refuse(with_captures, "beam", "x.sgf")
+    dispatch.refuse(plain, "anneal", "x.sgf")
     for method in ("anneal", "beam+anneal"):
-        with pytest.raises(ValueError, match=rf"x.sgf: .*prisoners 1 0.*beam only; method '{re.escape(method)}'"):
-            cap.require_beam(method, (1, 0), "x.sgf")
+        expected = (
+            "x.sgf: a position with captures (prisoners 1 0); the inference assumes no captures with method "
+            f"'{method}': --method beam orders positions with captures"
+        )
+        with pytest.raises(ValueError, match=re.escape(expected)):
+            dispatch.refuse(with_captures, method, "x.sgf")
+        # the one entry point refuses it before any search: no evaluator is needed to find out
+        cfg = SearchConfig(method=method, iterations=1)
+        with pytest.raises(ValueError, match=re.escape(expected.replace("x.sgf", "problem 1"))):
+            dispatch.run(None, [plain, with_captures], cfg)
 
 
 def test_feasibility_conditions():
     """Each necessary condition of the search, on hand-built states (flat boards)."""
     # Target: black B1 A2, White's A1 captured (Black 1 prisoner); 3 moves: B B1, W A1, B A2.
-    problem = cap.Problem(tuple(sorted(coords.to_lz(coords.from_gtp(p)) for p in ("B1", "A2"))), (), 1, 0)
-    t = cap._Target(problem)
+    problem = prob.Problem(tuple(sorted(coords.to_lz(coords.from_gtp(p)) for p in ("B1", "A2"))), (), 1, 0)
+    t = prunes.Target(problem)
     board = goboard.Board()
     board.play(goboard.BLACK, coords.from_gtp("B1"))
     board.play(goboard.WHITE, coords.from_gtp("A1"))
-    assert cap._alive(t, board, 2)  # A1 is doomed, and its only other liberty is a final black point
+    assert prunes.alive(t, board, 2)  # A1 is doomed, and its only other liberty is a final black point
     board = goboard.Board()
     board.play(goboard.BLACK, coords.from_gtp("B1"))
     board.play(goboard.WHITE, coords.from_gtp("C1"))
-    assert not cap._alive(t, board, 2)  # C1's liberties C2, D1 are no final black points: no budget left
+    assert not prunes.alive(t, board, 2)  # C1's liberties C2, D1 are no final black points: no budget left
     board = goboard.Board()
     board.play(goboard.BLACK, coords.from_gtp("B1"))
     board.play(goboard.WHITE, coords.from_gtp("A1"))
     board.play(goboard.BLACK, coords.from_gtp("C1"))
-    assert not cap._alive(t, board, 3)  # C1 is a doomed black stone: Black's budget is 0
+    assert not prunes.alive(t, board, 3)  # C1 is a doomed black stone: Black's budget is 0
     # Target: black B1 A2, white C3, and a white stone captured (4 moves: B W B W).  After B B1, W C3,
     # B A2 every stone stands where it ends and White still owes a stone, but Black has no move left.
-    problem = cap.Problem(
+    problem = prob.Problem(
         tuple(sorted(coords.to_lz(coords.from_gtp(p)) for p in ("B1", "A2"))),
         (coords.to_lz(coords.from_gtp("C3")),),
         1,
         0,
     )
-    t = cap._Target(problem)
+    t = prunes.Target(problem)
     board = goboard.Board()
     for colour, p in ((goboard.BLACK, "B1"), (goboard.WHITE, "C3"), (goboard.BLACK, "A2")):
         board.play(colour, coords.from_gtp(p))
-    assert not cap._alive(t, board, 3)
+    assert not prunes.alive(t, board, 3)
     board = goboard.Board()
     board.play(goboard.BLACK, coords.from_gtp("B1"))
-    assert cap._alive(t, board, 1)  # W A1, B A2 (capturing it), W C3 is still open
+    assert prunes.alive(t, board, 1)  # W A1, B A2 (capturing it), W C3 is still open
 
 
 def test_a_final_stone_joined_to_more_doomed_stones_than_can_be_captured_is_pruned():
@@ -563,24 +578,24 @@ def test_a_final_stone_joined_to_more_doomed_stones_than_can_be_captured_is_prun
         (3, 1),
     )  # 5 black moves (4 stones, 1 captured), 4 white (1 stone, 3 captured)
     assert problem.moves == 9
-    t = cap._Target(problem)
+    t = prunes.Target(problem)
     a19, a18, b19 = gtp_moves("A19 A18 B19")
-    parent = cap._root()
+    parent = capture_layer.root()
     for i, k in enumerate((a18, b19)):
-        parent = cap._child(t, parent, k, goboard.BLACK if i % 2 == 0 else goboard.WHITE, 0.0, i, False)
+        parent = capture_layer.make_child(t, parent, k, goboard.BLACK if i % 2 == 0 else goboard.WHITE, 0.0, i, False)
     board = parent.board.copy()
     board.play(goboard.BLACK, coords.from_lz(a19))
-    assert not cap._alive(t, board, 3)
+    assert not prunes.alive(t, board, 3)
     # The prefix B A18, W B19 is alive: a sequence through it reaches the position (Black plays C18 next).
     answer = gtp_moves("A18 B19 C18 B18 B17 A17 C19 A19 A18")
     assert problem_of(answer) == problem and answer[:2] == [a18, b19]
     # In the search: the layer after those two moves offers A19 and, building every child, prunes it.
-    layer = cap._Layer(t, [parent], np.zeros((1, coords.POINTS)), 2, cap._no_estimates(), 0.0)
+    layer = capture_layer.Layer(t, [parent], np.zeros((1, coords.POINTS)), 2, capture_layer.no_estimates(), 0.0)
     assert a19 in layer.pts.tolist() and answer[2] in layer.pts.tolist()
     kept = layer.choose(len(layer.pts), 0.0)
     assert layer.exhausted and layer.pruned >= 1
     assert answer[2] in [c.moves[-1] for c in kept] and a19 not in [c.moves[-1] for c in kept]
-    assert cap._child(t, parent, a19, goboard.BLACK, 0.0, 2, False) is None
+    assert capture_layer.make_child(t, parent, a19, goboard.BLACK, 0.0, 2, False) is None
 
 
 def test_slack_is_the_moves_left_less_the_final_points_not_held():
@@ -590,7 +605,7 @@ def test_slack_is_the_moves_left_less_the_final_points_not_held():
     plays last are held, that colour has no move left: the last move always has a point.)"""
     for seq in [sgf_moves(HAND_MADE[name]) for name in sorted(HAND_MADE)] + [KO_THRICE]:
         problem = problem_of(seq)
-        t = cap._Target(problem)
+        t = prunes.Target(problem)
         positions, captured = replay(seq)
         finals = {"b": set(problem.black), "w": set(problem.white)}
         values = set()
@@ -603,24 +618,24 @@ def test_slack_is_the_moves_left_less_the_final_points_not_held():
                 left = len(seq[parity::2]) - len(seq[parity:i:2])
                 held = {coords.to_lz(q) for c, q in positions[i] if c == name}
                 want = left - len(finals[name] - held)
-                assert cap._slack(t, cur, colour, i).tolist() == [want], (seq, i, name)
+                assert prunes.slack(t, cur, colour, i).tolist() == [want], (seq, i, name)
                 # the same board beside the empty one, where the slack is the stones of the colour the
                 # sequence captures less its moves so far: each row its own
                 lost = sum(len(c) for c in captured[1 - parity :: 2])
                 both = np.concatenate([cur, np.zeros_like(cur)])
                 empty = lost - len(seq[parity:i:2])
-                assert cap._slack(t, both, colour, i).tolist() == [want, empty], (seq, i, name)
+                assert prunes.slack(t, both, colour, i).tolist() == [want, empty], (seq, i, name)
                 values.add(want)
         assert max(values) > 0
 
 
 def alive_after(black, white, prisoners, moves):
     """``_alive`` after ``moves`` (GTP points, Black first), against the position of ``black`` and ``white``."""
-    problem = cap.Problem(tuple(sorted(gtp_moves(black))), tuple(sorted(gtp_moves(white))), *prisoners)
+    problem = prob.Problem(tuple(sorted(gtp_moves(black))), tuple(sorted(gtp_moves(white))), *prisoners)
     board = goboard.Board()
     for i, m in enumerate(moves.split()):
         board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, coords.from_gtp(m))
-    return cap._alive(cap._Target(problem), board, len(moves.split()))
+    return prunes.alive(prunes.Target(problem), board, len(moves.split()))
 
 
 def test_alive_counts_every_doomed_group_and_every_costly_liberty():
@@ -654,18 +669,18 @@ def test_doomed_stones_go_where_the_budgets_can_pay_for_their_liberties():
         """,
         (3, 1),
     )
-    t = cap._Target(problem)
+    t = prunes.Target(problem)
     board = goboard.Board()
     board.play(goboard.BLACK, coords.from_gtp("A18"))
     board.play(goboard.WHITE, coords.from_gtp("B19"))
     cur = np.frombuffer(bytes(board.points), dtype=np.uint8)[FLAT_OF_LZ][None, :]
-    ok = cap._doomed_ok(t, cur, goboard.BLACK, 2)
+    ok = prunes.doomed_allowed(t, cur, goboard.BLACK, 2)
     assert ok.shape == (1, coords.POINTS)
     allowed = {coords.to_gtp(coords.from_lz(k)) for k in np.nonzero(ok[0] & (cur[0] == 0))[0].tolist()}
     assert allowed == {"A19", "B18", "C19", "A17", "A16", "A1", "T1", "T19"}
     # Without captures of Black to spare (prisoners 3 0 and one more white stone), no doomed black stone.
-    t0 = cap._Target(cap.Problem(problem.black, tuple(sorted(problem.white + tuple(gtp_moves("Q16")))), 3, 0))
-    assert not cap._doomed_ok(t0, cur, goboard.BLACK, 2)[0].any()
+    t0 = prunes.Target(prob.Problem(problem.black, tuple(sorted(problem.white + tuple(gtp_moves("Q16")))), 3, 0))
+    assert not prunes.doomed_allowed(t0, cur, goboard.BLACK, 2)[0].any()
 
 
 # --- the arrangements and the one-position tool ---------------------------------------------------
@@ -693,7 +708,7 @@ def test_an_arrangement_with_captures_keeps_the_stones_standing_and_the_prisoner
     assert sorted(coords.sgf_to_lz(a.white)) == list(problem.white)
     assert a.black == sorted(a.black) and a.white == sorted(a.white)
     assert Arrangement.from_json(a.to_json()) == a
-    assert cap.problem_of_arrangement(a) == problem
+    assert prob.problem_of_arrangement(a) == problem
     before = clip(rec, 12, "pro")  # before the capture: every move's stone, no prisoners
     assert before.prisoners == [0, 0] and len(before.black) + len(before.white) == 12
     # which records may be drawn, by the selection's captures option
@@ -804,8 +819,8 @@ def test_infer_set_orders_a_file_with_and_without_captures(tmp_path, shipped):
     """infer-set on a file mixing positions with captures and without: the beam answers both kinds (the
     capture-free one exactly as alone), the rows say what was captured where, and the annealer refuses."""
     from moveorder.data.arrangements import clip, write_jsonl
-    from moveorder.search.anneal import AnnealConfig
-    from moveorder.search.inference import infer_set, load_results
+    from moveorder.search.inference import infer_set
+    from moveorder.search.results import load_results
 
     arrs = [clip(record_of(HAND_MADE[name]), 14, "corner") for name in sorted(HAND_MADE)]
     for k, a in enumerate(arrs):
@@ -817,7 +832,7 @@ def test_infer_set_orders_a_file_with_and_without_captures(tmp_path, shipped):
     path = tmp_path / "14m.jsonl"
     write_jsonl(path, arrs)
     ev = PositionEvaluator(shipped)
-    cfg = AnnealConfig(method="beam", beam_width=64, iterations=1)
+    cfg = SearchConfig(method="beam", beam_width=64, iterations=1)
     stats = infer_set(path, tmp_path / "out.jsonl", ev, cfg, chunk=3)
     rows = {r["id"]: r for r in load_results(tmp_path / "out.jsonl")}
     assert set(rows) == {a.id for a in arrs}
@@ -830,16 +845,16 @@ def test_infer_set_orders_a_file_with_and_without_captures(tmp_path, shipped):
             continue
         assert r["prisoners"] == a.prisoners and r["found"]
         seq = coords.sgf_to_lz(r["inferred"])
-        assert_answers(seq, cap.problem_of_arrangement(a))
-        assert r["captured_placed"] == cap.captured_placed(coords.sgf_to_lz(a.actual), seq)
+        assert_answers(seq, prob.problem_of_arrangement(a))
+        assert r["captured_placed"] == captured_placed(coords.sgf_to_lz(a.actual), seq)
         assert 0.0 <= r["captured_placed"] <= 1.0
         assert r["actual_log_likelihood"] == pytest.approx(
-            float(cap.sequence_log_probs(shipped, coords.sgf_to_lz(a.actual)).sum()), abs=1e-9
+            float(sequence_log_probs(shipped, coords.sgf_to_lz(a.actual)).sum()), abs=1e-9
         )
     assert stats.evaluations > 0 and stats.not_found == 0
     # the table keeps the capture columns, blank for the capture-free row; the summary counts them
     from moveorder.report.metrics import summarize
-    from moveorder.search.inference import write_table
+    from moveorder.search.results import write_table
 
     table = write_table(load_results(tmp_path / "out.jsonl"), tmp_path / "14m.csv", tmp_path / "sgf")
     assert list(table.columns[-3:]) == ["prisoners", "found", "captured_placed"]
@@ -854,7 +869,7 @@ def test_infer_set_orders_a_file_with_and_without_captures(tmp_path, shipped):
     assert row["mean_captured_placed"] == pytest.approx(np.mean([rows[a.id]["captured_placed"] for a in arrs[:-1]]))
     assert (tmp_path / "sgf" / "c0.sgf").exists()
     with pytest.raises(ValueError, match=r"corner.sgf \(c0\): a position with captures .* method 'anneal'"):
-        infer_set(path, tmp_path / "anneal.jsonl", ev, AnnealConfig(iterations=5, trials=1))
+        infer_set(path, tmp_path / "anneal.jsonl", ev, SearchConfig(iterations=5, trials=1))
 
 
 def test_captured_placed_counts_the_actual_captures_the_inference_repeats():
@@ -866,17 +881,17 @@ def test_captured_placed_counts_the_actual_captures_the_inference_repeats():
     twice = KO_THRICE[:14] + far[4:5]  # B18 and C18 taken, B18 not retaken: Black plays D16 instead
     for seq, captures in ((once, 1), (twice, 2), (KO_THRICE, 3)):
         assert sum(len(c) for c in replay(seq)[1]) == captures
-    assert cap.captured_placed(KO_THRICE, once) == pytest.approx(1 / 3)
-    assert cap.captured_placed(KO_THRICE, twice) == pytest.approx(2 / 3)
-    assert cap.captured_placed(KO_THRICE, KO_THRICE) == 1.0
-    assert cap.captured_placed(twice, KO_THRICE) == 1.0  # both of its captures, and more
-    assert cap.captured_placed(once, twice) == 1.0
-    assert cap.captured_placed(KO_THRICE, KO_THRICE[:8] + far) == 0.0  # nothing captured in the inference
-    assert cap.captured_placed(far, far) == 1.0  # nothing to repeat
+    assert captured_placed(KO_THRICE, once) == pytest.approx(1 / 3)
+    assert captured_placed(KO_THRICE, twice) == pytest.approx(2 / 3)
+    assert captured_placed(KO_THRICE, KO_THRICE) == 1.0
+    assert captured_placed(twice, KO_THRICE) == 1.0  # both of its captures, and more
+    assert captured_placed(once, twice) == 1.0
+    assert captured_placed(KO_THRICE, KO_THRICE[:8] + far) == 0.0  # nothing captured in the inference
+    assert captured_placed(far, far) == 1.0  # nothing to repeat
     # The hand-made case loses four white stones at once, A19 A18 B18 B17: of those, the ko loses B18 only.
     four = sgf_moves(HAND_MADE["four stones at once"])
     assert sorted(replay(four)[1][12]) == sorted(coords.from_gtp(p) for p in ("A19", "A18", "B18", "B17"))
-    assert cap.captured_placed(four, once) == pytest.approx(1 / 4)
-    assert cap.captured_placed(four, KO_THRICE) == pytest.approx(1 / 4)  # White's B18 twice, the game's once
-    assert cap.captured_placed(once, four) == 1.0
-    assert cap.captured_placed(KO_THRICE, four) == pytest.approx(1 / 3)  # B18 once of its twice; C18 is Black's
+    assert captured_placed(four, once) == pytest.approx(1 / 4)
+    assert captured_placed(four, KO_THRICE) == pytest.approx(1 / 4)  # White's B18 twice, the game's once
+    assert captured_placed(once, four) == 1.0
+    assert captured_placed(KO_THRICE, four) == pytest.approx(1 / 3)  # B18 once of its twice; C18 is Black's

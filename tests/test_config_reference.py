@@ -300,7 +300,7 @@ def test_readme_lists_every_shipped_configuration():
 
 #: A config section -> the dataclasses whose same-named fields are its package defaults.
 SECTION_CLASSES = {
-    "inference": (S.AnnealConfig, S.PolicyConfig),  # PolicyConfig: chunk and cache_size
+    "inference": (S.SearchConfig, S.PolicyConfig),  # PolicyConfig: chunk and cache_size
     "training": (S.TrainConfig,),
     "katago": (S.ScoreConfig,),
     "policy": (S.PolicyConfig,),
@@ -309,7 +309,7 @@ SECTION_CLASSES = {
 }
 #: Keys whose package default lives under another name.
 CROSS_SECTION = {
-    "seed": ["AnnealConfig.seed", "TrainConfig.seed"],
+    "seed": ["SearchConfig.seed", "TrainConfig.seed"],
     "threads.train": ["TrainConfig.threads"],
     "policy.network": ["SHIPPED_NETWORK"],
 }
@@ -317,12 +317,12 @@ CROSS_SECTION = {
 #: (config key, package default) -> (the package's value, why config.yaml, the paper's experiment, differs).
 #: An entry whose two sides come to agree, or whose package value changes, fails the test: keep it current.
 DELIBERATE = {
-    ("seed", "AnnealConfig.seed"): (
+    ("seed", "SearchConfig.seed"): (
         0,
         "the workflow's one seed for the whole experiment (selection, split, training, annealing); a "
         "command-line search without --seed uses 0",
     ),
-    ("seed", "TrainConfig.seed"): (0, "as AnnealConfig.seed: `moveorder train` alone seeds with 0"),
+    ("seed", "TrainConfig.seed"): (0, "as SearchConfig.seed: `moveorder train` alone seeds with 0"),
     ("threads.train", "TrainConfig.threads"): (
         0,
         "0 = torch's own thread count for `moveorder train` alone; a workflow job states its cores, which "
@@ -333,7 +333,7 @@ DELIBERATE = {
         "the paper's likelihood is Leela Zero's best_v1 (downloaded); the package's player defaults to the "
         "network it ships, which needs no download",
     ),
-    ("inference.iterations", "AnnealConfig.iterations"): (
+    ("inference.iterations", "SearchConfig.iterations"): (
         None,
         "None = the paper's table for the length (settings.PAPER_ITERATIONS); config.yaml states that table",
     ),
@@ -341,7 +341,7 @@ DELIBERATE = {
 
 #: Dataclass fields with no configuration key: set on the command line, or fixed for the workflow.
 PACKAGE_ONLY = {
-    "AnnealConfig.incremental": "the naive re-evaluation, a reference for tests; never a run's choice",
+    "SearchConfig.incremental": "the naive re-evaluation, a reference for tests; never a run's choice",
     "TrainConfig.weight_decay": "AdamW's weight decay: the package's, for every network",
     "TrainConfig.value_weight": "the value loss's weight: the package's, for every network",
     "TrainConfig.checkpoint_every": "steps between checkpoints: the package's (a killed job resumes)",

@@ -21,15 +21,8 @@ from moveorder.katago.scoring import score_file
 from moveorder.nets import devices
 from moveorder.nets.likelihood import GPU_BATCH, PolicyLikelihood
 from moveorder.nets.networks import LeelaNet, _symmetry_maps, load_policy, policy_probs
-from moveorder.nets.train import (
-    PositionSampler,
-    Prefetch,
-    autocast_dtype,
-    resume,
-    train,
-    training_batches,
-    value_loss,
-)
+from moveorder.nets.sampling import PositionSampler, Prefetch, training_batches
+from moveorder.nets.train import autocast_dtype, resume, train, value_loss
 from moveorder.settings import ScoreConfig, TrainConfig
 
 NO_CUDA = pytest.mark.skipif(torch.cuda.is_available(), reason="checks what happens where torch sees no GPU")

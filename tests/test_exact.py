@@ -1,5 +1,5 @@
 """The exact solver (moveorder.search.exact): the same optimum as the merged breadth-first search over every order
-(annealing.brute_force), never below beam search's best, and fewer prefixes visited."""
+(exact.brute_force), never below beam search's best, and fewer prefixes visited."""
 
 import math
 
@@ -11,6 +11,7 @@ from moveorder.data.arrangements import clip
 from moveorder.go.coords import MOVES, sgf_to_lz
 from moveorder.nets.likelihood import InputHasher, PolicyLikelihood, PositionEvaluator
 from moveorder.search import anneal as sa
+from moveorder.search import exact
 from moveorder.search.beam import beam_search
 from moveorder.search.exact import exact_orders
 
@@ -31,7 +32,7 @@ def pairs_of(records, stones):
 def bfs(evaluator, black, white):
     """brute_force's order, log-likelihood and the prefixes it evaluated."""
     before = evaluator.requests
-    seq, ll = sa.brute_force(evaluator, black, white)
+    seq, ll = exact.brute_force(evaluator, black, white)
     return seq, ll, evaluator.requests - before
 
 

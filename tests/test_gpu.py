@@ -19,8 +19,8 @@ from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.nets.networks import LeelaNet
 from moveorder.nets.train import train
 from moveorder.search import anneal as sa
-from moveorder.search.inference import load_results
-from moveorder.settings import TrainConfig
+from moveorder.search.results import load_results
+from moveorder.settings import SearchConfig, TrainConfig
 
 pytestmark = [
     pytest.mark.gpu,
@@ -90,12 +90,12 @@ def test_annealing_on_the_gpu_alone_equals_in_a_batch(real_games):
     arrs = [clip(r, 10, "pro") for r in real_games[:20]]
     pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
     model = PolicyLikelihood.from_file(FIXTURE, device="cuda")
-    cfg = sa.AnnealConfig(iterations=100, trials=2, seed=5, init="random")
+    cfg = SearchConfig(iterations=100, trials=2, seed=5, init="random")
     together = sa.anneal(PositionEvaluator(model, cache_size=0), pairs, cfg)
     for k in (0, 13):
         alone = sa.anneal(PositionEvaluator(model, cache_size=0), pairs[k : k + 1], cfg, indices=[k])
         for x, y in zip(together[k], alone[0]):
-            assert x.best == y.best and x.best_log_likelihood == y.best_log_likelihood and x.accepted == y.accepted
+            assert x.moves == y.moves and x.log_likelihood == y.log_likelihood and x.accepted == y.accepted
 
 
 def test_infer_set_on_the_default_device_matches_the_cpu_within_tolerance(tmp_path, real_games):

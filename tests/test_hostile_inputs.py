@@ -22,9 +22,10 @@ from sgfmill import sgf
 import helpers
 from helpers import OPENING, REPO, filler_moves, make_sgf
 from moveorder import cli
+from moveorder.cli import search as cli_search
+from moveorder.data.position import read_position
 from moveorder.data.qualify import write_scan
 from moveorder.data.records import RecordError, read_sgf
-from moveorder.search.inference import read_position
 
 FIXTURE = str(helpers.FIXTURE)
 
@@ -39,7 +40,7 @@ def no_search(monkeypatch):
 
     monkeypatch.setattr(likelihood, "load_policy", search_started)
     monkeypatch.setattr(likelihood.PolicyLikelihood, "from_file", classmethod(search_started))
-    monkeypatch.setattr(cli, "_evaluator", search_started)
+    monkeypatch.setattr(cli_search, "_evaluator", search_started)
 
 
 def infer(*args):
@@ -586,7 +587,7 @@ def work_starts(monkeypatch):
     def started(*args, **kwargs):
         raise WorkStarted
 
-    monkeypatch.setattr(cli, "_evaluator", started)
+    monkeypatch.setattr(cli_search, "_evaluator", started)
 
 
 @pytest.mark.parametrize(
@@ -880,7 +881,7 @@ def test_any_seed_keys_the_chains(hostile):
 
 def test_a_record_longer_than_the_tool_orders_is_refused_with_the_moves_to_give():
     """A record's position after 401 moves (361 stones standing, 40 captured): over the 400-move limit."""
-    from moveorder.search.inference import Position, check_length
+    from moveorder.data.position import Position, check_length
 
     points = [(r, c) for r in range(19) for c in range(19)]
     full = Position(points[:181], points[181:], prisoners=(20, 20))

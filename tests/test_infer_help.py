@@ -57,10 +57,10 @@ def parsed(*args):
 
 
 def test_quality_presets_and_options_that_override_them():
-    # The default preset keeps today's search: the paper's annealing (AnnealConfig's defaults).
+    # The default preset keeps today's search: the paper's annealing (SearchConfig's defaults).
     assert S.DEFAULT_QUALITY == "paper"
     default = parsed()
-    assert default == S.AnnealConfig()
+    assert default == S.SearchConfig()
     assert (default.method, default.beam_width, default.trials, default.iterations) == ("anneal", 32, 5, None)
     fast = parsed("--quality", "fast")
     assert (fast.method, fast.beam_width, fast.beam_future) == ("beam", 32, 1.0)
@@ -68,8 +68,8 @@ def test_quality_presets_and_options_that_override_them():
     assert (good.method, good.beam_width) == ("beam", 512)
     # A setting given explicitly wins over the preset's; --method anneal stays the paper's annealing.
     assert parsed("--quality", "good", "--beam-width", "64").beam_width == 64
-    assert parsed("--quality", "fast", "--method", "anneal") == S.AnnealConfig()
-    assert parsed("--method", "beam") == S.AnnealConfig(method="beam")
+    assert parsed("--quality", "fast", "--method", "anneal") == S.SearchConfig()
+    assert parsed("--method", "beam") == S.SearchConfig(method="beam")
     assert parsed("--quality", "fast", "--beam-future", "0").beam_future == 0.0
     # Research options keep their meaning under every preset.
     assert parsed("--quality", "fast", "--trials", "3", "--seed", "7").trials == 3

@@ -14,8 +14,10 @@ from moveorder.data.records import load_records
 from moveorder.go.coords import sgf_to_lz
 from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.search import inference
-from moveorder.search.anneal import AnnealConfig, lgm
-from moveorder.search.inference import infer_arrangements, infer_set, load_results, matching_prefix, write_table
+from moveorder.search.inference import infer_arrangements, infer_set
+from moveorder.search.problem import lgm
+from moveorder.search.results import load_results, matching_prefix, write_table
+from moveorder.settings import SearchConfig
 
 FIXTURE = str(helpers.FIXTURE)
 
@@ -23,7 +25,7 @@ FIXTURE = str(helpers.FIXTURE)
 def test_infer_set_resumes_and_matches_a_full_run(tmp_path, pro2_pool, monkeypatch):
     arrs = [clip(r, 12, "pro") for r in load_records(pro2_pool)[:5]]
     write_jsonl(tmp_path / "12m.jsonl", arrs)
-    cfg = AnnealConfig(iterations=60, trials=2, seed=4)
+    cfg = SearchConfig(iterations=60, trials=2, seed=4)
     model = PolicyLikelihood.from_file(FIXTURE, device="cpu")
     full = tmp_path / "full.jsonl"
     infer_set(tmp_path / "12m.jsonl", full, PositionEvaluator(model), cfg, chunk=2)

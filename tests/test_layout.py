@@ -122,7 +122,7 @@ def test_the_checker_finds_an_upward_import_and_a_cycle():
 def test_function_level_imports_are_read():
     g = graph()
     # a function-level import (the command line imports each stage's module where its verb runs)
-    assert "moveorder.search.inference" in {t for _, t in g["moveorder.cli"]}
+    assert "moveorder.search.inference" in {t for _, t in g["moveorder.cli.search"]}
     assert "moveorder.go.coords" in {t for _, t in g["moveorder.go.board"]}
 
 

@@ -12,7 +12,8 @@ from moveorder.go import coords
 from moveorder.nets.features import board_history_planes, sequence_planes
 from moveorder.nets.likelihood import PolicyLikelihood
 from moveorder.nets.networks import load_leela, load_policy, policy_probs
-from moveorder.nets.train import game_data, train
+from moveorder.nets.sampling import game_data
+from moveorder.nets.train import train
 from moveorder.settings import TrainConfig
 
 SECOND = [

@@ -20,7 +20,8 @@ from moveorder.nets.packed import (
     pack_records,
     starts_empty,
 )
-from moveorder.nets.train import PositionSampler, train
+from moveorder.nets.sampling import PositionSampler
+from moveorder.nets.train import train
 from moveorder.settings import TrainConfig
 
 

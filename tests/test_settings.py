@@ -16,7 +16,7 @@ SECTIONS = {
     "selection": S.SelectConfig,
     "training": S.TrainConfig,
     "policy": S.PolicyConfig,
-    "inference": S.AnnealConfig,
+    "inference": S.SearchConfig,
     "katago": S.ScoreConfig,
 }
 
@@ -54,12 +54,12 @@ def test_iterations_one_table():
     schema = schema_defaults()["inference"]["iterations"]
     config = yaml.safe_load((REPO / "config/config.yaml").read_text())["inference"]["iterations"]
     assert {int(k): v for k, v in schema.items()} == {int(k): v for k, v in config.items()} == S.PAPER_ITERATIONS
-    assert S.AnnealConfig().iterations is None  # the length decides
-    assert S.AnnealConfig().for_length(20).iterations == 5000 and S.AnnealConfig().for_length(40).iterations == 20000
-    assert S.AnnealConfig().for_length(30).iterations == 5000  # tie: the shorter length's
-    assert S.AnnealConfig().for_length(31).iterations == 20000
-    assert S.AnnealConfig(iterations=7).for_length(40).iterations == 7
-    assert S.AnnealConfig().for_length(25, {20: 10, 30: 99}).iterations == 10
+    assert S.SearchConfig().iterations is None  # the length decides
+    assert S.SearchConfig().for_length(20).iterations == 5000 and S.SearchConfig().for_length(40).iterations == 20000
+    assert S.SearchConfig().for_length(30).iterations == 5000  # tie: the shorter length's
+    assert S.SearchConfig().for_length(31).iterations == 20000
+    assert S.SearchConfig(iterations=7).for_length(40).iterations == 7
+    assert S.SearchConfig().for_length(25, {20: 10, 30: 99}).iterations == 10
 
 
 def options(verb):
@@ -74,8 +74,8 @@ def options(verb):
         ("train-policy", S.TrainConfig),
         ("score", S.ScoreConfig),
         ("analyse-actual", S.ScoreConfig),
-        ("infer", S.AnnealConfig),
-        ("infer-set", S.AnnealConfig),
+        ("infer", S.SearchConfig),
+        ("infer-set", S.SearchConfig),
         ("filter", S.FilterConfig),
     ],
 )
@@ -101,7 +101,7 @@ def test_batches_of_more_than_one_position_need_the_shared_cache():
 
 
 def test_anneal_config_refuses_each_bad_value_with_its_message():
-    S.AnnealConfig(iterations=1, trials=1, t_start=0.5, t_end=0.5, beam_width=1, beam_future=0.0)  # every edge allowed
+    S.SearchConfig(iterations=1, trials=1, t_start=0.5, t_end=0.5, beam_width=1, beam_future=0.0)  # every edge allowed
     refused = {
         "neighbour": ({"neighbour": "swp3"}, "^neighbour 'swp3': expected one of \\('swp2', 'mov2', 'rot3', 'mix'\\)$"),
         "init": ({"init": "best"}, "^init 'best': expected one of "),
@@ -114,7 +114,7 @@ def test_anneal_config_refuses_each_bad_value_with_its_message():
     }
     for kw, message in refused.values():
         with pytest.raises(ValueError, match=message):
-            S.AnnealConfig(**kw)
+            S.SearchConfig(**kw)
     numbers = r"^need iterations >= 1 \(got {}\), trials >= 1 \(got {}\) and t_start >= t_end > 0 \(got {}, {}\)$"
     for kw, got in (
         ({"iterations": 0}, (0, 5, 1.0, 0.1)),
@@ -123,18 +123,18 @@ def test_anneal_config_refuses_each_bad_value_with_its_message():
         ({"t_end": 0.0}, (None, 5, 1.0, 0.0)),
     ):
         with pytest.raises(ValueError, match=numbers.format(*got)):
-            S.AnnealConfig(**kw)
-    assert S.AnnealConfig(method="beam+anneal").init == "beam" and S.AnnealConfig(method="beam").init == "greedy"
+            S.SearchConfig(**kw)
+    assert S.SearchConfig(method="beam+anneal").init == "beam" and S.SearchConfig(method="beam").init == "greedy"
 
 
 def test_temperature_by_hand():
-    geo = S.AnnealConfig(iterations=3, t_start=0.8, t_end=0.2)
+    geo = S.SearchConfig(iterations=3, t_start=0.8, t_end=0.2)
     assert [S.temperature(geo, t) for t in range(3)] == pytest.approx([0.8, 0.4, 0.2], rel=1e-12)
-    lin = S.AnnealConfig(iterations=5, t_start=0.8, t_end=0.2, schedule="linear")
+    lin = S.SearchConfig(iterations=5, t_start=0.8, t_end=0.2, schedule="linear")
     assert [S.temperature(lin, t) for t in range(5)] == pytest.approx([0.8, 0.65, 0.5, 0.35, 0.2], rel=1e-12)
-    two = S.AnnealConfig(iterations=2, t_start=0.8, t_end=0.2)
+    two = S.SearchConfig(iterations=2, t_start=0.8, t_end=0.2)
     assert [S.temperature(two, t) for t in range(2)] == pytest.approx([0.8, 0.2], rel=1e-12)
-    one = S.AnnealConfig(iterations=1, t_start=0.8, t_end=0.2)
+    one = S.SearchConfig(iterations=1, t_start=0.8, t_end=0.2)
     assert S.temperature(one, 0) == 0.8  # a single iteration stays at the start
 
 

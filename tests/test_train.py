@@ -13,7 +13,8 @@ from moveorder.data.records import load_records, read_sgf
 from moveorder.go import coords
 from moveorder.nets.features import board_history_planes
 from moveorder.nets.networks import SYMMETRY_MAPS, LeelaNet, symmetry_planes
-from moveorder.nets.train import PositionSampler, autocast_dtype, game_data, lr_factor, split_games, train
+from moveorder.nets.sampling import PositionSampler, game_data, split_games
+from moveorder.nets.train import autocast_dtype, lr_factor, train
 from moveorder.report.cross_level import heldout_table
 from moveorder.settings import TrainConfig
 

@@ -387,11 +387,11 @@ def test_init_beam_is_annealing_from_the_beams_orders_under_one_name(tmp_path):
 
 def test_a_length_between_the_tables_gets_the_command_lines_iterations(tmp_path):
     """30 moves: the workflow plans the iterations `moveorder infer` would use (settings.iterations_for)."""
-    from moveorder.settings import AnnealConfig
+    from moveorder.settings import SearchConfig
 
     cmds = [c for c in planned_with(tmp_path, selection={"lengths": [30, 31]}, sweeps=[]) if "infer-set" in c]
     planned = {c.split("--arrangements ")[1].split()[0]: int(c.split("--iterations ")[1].split()[0]) for c in cmds}
-    assert planned == {f"data/arrangements/pro/{n}m.jsonl": AnnealConfig().for_length(n).iterations for n in (30, 31)}
+    assert planned == {f"data/arrangements/pro/{n}m.jsonl": SearchConfig().for_length(n).iterations for n in (30, 31)}
     assert sorted(planned.values()) == [5000, 20000]
 
 

@@ -12,11 +12,15 @@ package   modules                                          rule file            
 ========  ===============================================  =======================  ======================
 go/       coords, board: the game itself (no torch)        (every stage)            -
 data/     download, archives, records, tygem, qualify,     workflow/rules/data.smk  download, extract,
-          arrangements: records in, evaluation sets out                             filter, select
+          arrangements: records in, evaluation sets out;                            filter, select, infer
+          position: the one-position tool's input
 nets/     features, networks, likelihood, devices,         networks.smk             train-policy,
-          packed, train, shipped: P(move | position)                                pack-pool, policy
-search/   anneal, beam, exact, captures, inference:        inference.smk            infer-set, infer
-          the order of play
+          sampling, packed, train, shipped:                                         pack-pool, policy
+          P(move | position)
+search/   problem, boards, plans, anneal, beam, exact,     inference.smk            infer-set, infer
+          prunes, layer, captures (the capture search),
+          dispatch (the one entry point), results,
+          inference: the order of play
 katago/   install, engine, loss, scoring: the judge        scoring.smk              install-katago, score,
                                                                                     analyse-actual
 report/   metrics, plots, summary, sweeps, cross_level,   figures.smk, sweeps.smk, report, sweep-summary,
@@ -25,7 +29,9 @@ report/   metrics, plots, summary, sweeps, cross_level,   figures.smk, sweeps.sm
 ========  ===============================================  =======================  ======================
 
 Beside them: :mod:`moveorder.settings` (every default; imported by every stage, imports none) and
-:mod:`moveorder.cli` (parses and dispatches, nothing else; imports every stage).
+``cli/`` (parses and dispatches, nothing else; imports every stage): one module per stage (data, nets,
+search, katago, report), common (the registry of verbs, the option helpers, the help formatter), and
+__main__ (``python -m moveorder.cli``).
 """
 
 __version__ = "0.2.0"

@@ -2,7 +2,7 @@
 
 One dataclass a stage: :class:`FilterConfig` (records), :class:`SelectConfig`
 (arrangements), :class:`TrainConfig` (our networks), :class:`PolicyConfig`
-and :class:`AnnealConfig` (likelihood and search), :class:`ScoreConfig`
+and :class:`SearchConfig` (likelihood and search), :class:`ScoreConfig`
 (KataGo).  The package's functions and each verb of the command line take
 their defaults from here; the workflow's defaults (``config/schema.yaml``) and
 ``config/config.yaml`` state the same values, the paper's where it gives one,
@@ -152,7 +152,7 @@ def run_label(ident: Mapping) -> str:
 
 
 @dataclass
-class AnnealConfig:
+class SearchConfig:
     """Every choice of the search; the paper's values are the defaults.
 
     ``iterations`` None: the paper's for the sequence length (:func:`iterations_for`), fixed by
@@ -215,14 +215,14 @@ class AnnealConfig:
                 f"and t_start >= t_end > 0 (got {self.t_start}, {self.t_end})"
             )
 
-    def for_length(self, n: int, table: Optional[Dict[int, int]] = None) -> "AnnealConfig":
+    def for_length(self, n: int, table: Optional[Dict[int, int]] = None) -> "SearchConfig":
         """This configuration for ``n``-move sequences: ``iterations`` from ``table`` (the paper's) if unset."""
         return self if self.iterations is not None else replace(self, iterations=iterations_for(n, table))
 
 
-def temperature(cfg: AnnealConfig, t: int) -> float:
-    """Temperature at iteration ``t`` (0-based): ``t_start`` at the first, ``t_end`` at the last."""
-    frac = t / max(1, cfg.iterations - 1)
+def temperature(cfg: SearchConfig, iteration: int) -> float:
+    """Temperature at ``iteration`` (0-based): ``t_start`` at the first, ``t_end`` at the last."""
+    frac = iteration / max(1, cfg.iterations - 1)
     if cfg.schedule == "geometric":
         return cfg.t_start * (cfg.t_end / cfg.t_start) ** frac
     return cfg.t_start + (cfg.t_end - cfg.t_start) * frac
@@ -257,7 +257,7 @@ TEMPERATURES = (1e-6, 1e6)
 
 
 #: ``moveorder infer --quality``: the one-position tool's speed/quality presets, each a description
-#: (its help) and the search settings it sets (AnnealConfig fields); a setting given as an option
+#: (its help) and the search settings it sets (SearchConfig fields); a setting given as an option
 #: overrides its preset's.  Measured (docs/benchmarks.md, 20 Pro positions of 20 moves): fast
 #: about 570 network evaluations a position, good about 8,700 and the likeliest orders of every
 #: method there, the paper's 5,000 iterations x 5 trials of the order of 500,000.
@@ -287,13 +287,13 @@ def quality_values(quality: str, values: Mapping[str, object]) -> Dict[str, obje
     if quality not in QUALITIES:
         raise ValueError(f"--quality {quality!r}: expected one of {', '.join(QUALITIES)}")
     given = {k: v for k, v in values.items() if not (k in QUALITY_SETTINGS and v is None)}
-    defaults = {f.name: f.default for f in fields(AnnealConfig) if f.name in QUALITY_SETTINGS}
+    defaults = {f.name: f.default for f in fields(SearchConfig) if f.name in QUALITY_SETTINGS}
     return {**defaults, **QUALITIES[quality][1], **given}
 
 
-def quality_config(quality: str, values: Mapping[str, object]) -> "AnnealConfig":
-    """:func:`quality_values` as an :class:`AnnealConfig`."""
-    return from_mapping(AnnealConfig, quality_values(quality, values))
+def quality_config(quality: str, values: Mapping[str, object]) -> "SearchConfig":
+    """:func:`quality_values` as an :class:`SearchConfig`."""
+    return from_mapping(SearchConfig, quality_values(quality, values))
 
 
 PRECISIONS = ("float32", "bfloat16", "tf32")

@@ -261,6 +261,24 @@ def record_id(source: str) -> str:
     return hashlib.sha1(source.encode("utf-8")).hexdigest()[:12]
 
 
+def _node_move(node, number: int, source: str, size: int):
+    """A node's move, ``(colour, point)`` (point None for a pass), or None where it holds none;
+    :class:`RecordError` for a node holding both B and W or a point off the board (move ``number``)."""
+    has_b, has_w = node.has_property("B"), node.has_property("W")
+    if has_b and has_w:
+        raise RecordError("bad_move_order", f"{source}: move {number}: one node holds both B and W")
+    if not (has_b or has_w):
+        return None
+    colour = "B" if has_b else "W"
+    raw = node.get_raw(colour).decode("latin-1").strip()
+    if raw in ("", "tt"):
+        return colour, None
+    try:
+        return colour, parse_point(raw, f"{colour}[{raw}]", size)
+    except ValueError as err:
+        raise RecordError("illegal_move", f"{source}: move {number}: {err}") from None
+
+
 def read_sgf(data: bytes, source: str) -> Record:
     """Parse one SGF file's bytes into a :class:`Record` (main line only).
 
@@ -305,21 +323,10 @@ def read_sgf(data: bytes, source: str) -> Record:
                         _place_setup(start, prop, raw, size)
                     except ValueError as err:
                         start_error = f"{source}: {err}"
-        has_b, has_w = node.has_property("B"), node.has_property("W")
-        if has_b and has_w:
-            raise RecordError("bad_move_order", f"{source}: move {len(moves) + 1}: one node holds both B and W")
-        if has_b or has_w:
-            colour = "B" if has_b else "W"
-            raw = node.get_raw(colour).decode("latin-1").strip()
-            if raw in ("", "tt"):
-                move = None
-            else:
-                try:
-                    move = parse_point(raw, f"{colour}[{raw}]", size)
-                except ValueError as err:
-                    raise RecordError("illegal_move", f"{source}: move {len(moves) + 1}: {err}") from None
-            moves.append(move)
-            colours.append(colour)
+        played = _node_move(node, len(moves) + 1, source, size)
+        if played is not None:
+            colours.append(played[0])
+            moves.append(played[1])
     komi = fox_komi(text("KM")) if root.has_property("KM") else None
     return Record(
         id=record_id(source),

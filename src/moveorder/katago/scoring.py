@@ -198,10 +198,17 @@ def _analyser(katago: Path, model: Path, work: Path, cfg: ScoreConfig, tuner: Op
     tuning = opencl_tuning(cfg.tuning, Path(tuner) if tuner else None, gpu)
     log.info("KataGo on %s; OpenCL tuning: %s", "a GPU" if gpu else "the CPU", tuning or "KataGo's own")
 
-    def engine(i: int, threads: int = 1) -> KataGoEngine:
-        conf = analysis_config(work / f"analysis-{i}.cfg", tuning, threads=threads, max_batch=cfg.max_batch, gpu=gpu)
+    def engine(index: int, threads: int = 1) -> KataGoEngine:
+        conf = analysis_config(
+            work / f"analysis-{index}.cfg", tuning, threads=threads, max_batch=cfg.max_batch, gpu=gpu
+        )
         return KataGoEngine.for_model(
-            Path(katago), Path(model), conf, stderr_log=work / f"stderr-{i}.log", timeout=cfg.timeout, env=default_env()
+            Path(katago),
+            Path(model),
+            conf,
+            stderr_log=work / f"stderr-{index}.log",
+            timeout=cfg.timeout,
+            env=default_env(),
         )
 
     return (engine(0, cfg.threads) if cfg.shared_cache else EnginePool(engine, cfg.threads)), gpu
@@ -230,7 +237,7 @@ def score_file(
     (None: :func:`moveorder.nets.devices.gpu_present`).  ``seeds``: analyses made
     before (:func:`analyse_actual_file`'s), read only: their positions are not analysed again.
     """
-    from moveorder.search.inference import load_results
+    from moveorder.search.results import load_results
 
     results = load_results(Path(results_path))
     work = Path(work_dir)

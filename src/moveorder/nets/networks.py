@@ -113,11 +113,11 @@ def _read_text(path: Path) -> str:
     return data.decode("ascii")
 
 
-def _set_convbn(layer: ConvBN, w, b, mean, var):
+def _set_convbn(layer: ConvBN, weight, bias, mean, var):
     out, cin, k, _ = layer.conv.weight.shape
-    layer.conv.weight.data = torch.tensor(w, dtype=torch.float32).view(out, cin, k, k)
+    layer.conv.weight.data = torch.tensor(weight, dtype=torch.float32).view(out, cin, k, k)
     # Leela Zero: the conv bias is folded into the BN mean.
-    layer.bn.running_mean.data = torch.tensor(mean, dtype=torch.float32) - torch.tensor(b, dtype=torch.float32)
+    layer.bn.running_mean.data = torch.tensor(mean, dtype=torch.float32) - torch.tensor(bias, dtype=torch.float32)
     layer.bn.running_var.data = torch.tensor(var, dtype=torch.float32)
     layer.bn.weight.data.fill_(1.0)
     layer.bn.bias.data.zero_()
@@ -213,8 +213,8 @@ def load_policy(path: Path) -> LeelaNet:
     return load_leela(path)
 
 
-def _fmt(t: torch.Tensor) -> str:
-    return " ".join(f"{x:.7g}" for x in t.detach().double().flatten().tolist())
+def _fmt(tensor: torch.Tensor) -> str:
+    return " ".join(f"{x:.7g}" for x in tensor.detach().double().flatten().tolist())
 
 
 def export_leela(net: LeelaNet, path: Path) -> None:

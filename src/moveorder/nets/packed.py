@@ -1,13 +1,13 @@
 """A training pool packed for a GPU: each game's moves and the move that captured each stone.
 
-:class:`moveorder.nets.train.PositionSampler` keeps every board of every game (92 bytes a
+:class:`moveorder.nets.sampling.PositionSampler` keeps every board of every game (92 bytes a
 position, bit-packed) and assembles each batch on the host.  For the 33 million positions
 of the Tygem pool that is 3 GB and a 20-minute Python replay on every run, and a GPU then
 waits on the host.  A packed pool keeps, per game, only what the boards follow from:
 
 | array         | per     | what                                                                      |
 |---------------|---------|---------------------------------------------------------------------------|
-| ``ids``       | game    | the record's id (the held-out split hashes it, :func:`moveorder.nets.train.split_games`) |
+| ``ids``       | game    | the record's id (the held-out split hashes it, :func:`moveorder.nets.sampling.split_games`) |
 | ``offsets``   | game+1  | where each game's moves start in the move arrays                          |
 | ``points``    | move    | Leela Zero index of the move (:func:`moveorder.go.coords.to_lz`), 361 = pass  |
 | ``captured``  | move    | the number of the move (in its game, 0-based) that captured this stone; ``NEVER`` if none |
@@ -19,7 +19,7 @@ stone of move ``i`` stands in the position before move ``t`` exactly when
 ``i < t <= captured[i]``, so any position, and its 8 history boards, is a comparison and a
 scatter: :class:`PackedSampler` builds a batch's input planes where the network runs (on
 the GPU, from arrays already there), the same planes, bit for bit, as
-:class:`moveorder.nets.train.PositionSampler` builds from the same games, with the same
+:class:`moveorder.nets.sampling.PositionSampler` builds from the same games, with the same
 symmetries and targets for the same draws.  So a network trained from the packed pool is
 the network trained from its JSONL pool with the same settings.
 
@@ -173,7 +173,7 @@ def pack_file(pool: Path, out: Path, processes: int = 1, even_only: bool = False
     cannot be packed is refused, naming the pool and the game, and nothing is written;
     ``even_only``: the games with setup stones or White first (handicap games, as in the Fox pro
     pool) are left out instead, and counted in the log.  Held-out games depend on a game's id
-    alone (:func:`moveorder.nets.train.heldout_games`), so the games kept are held out as in the whole pool."""
+    alone (:func:`moveorder.nets.sampling.heldout_games`), so the games kept are held out as in the whole pool."""
     if Path(out).suffix != ".npz":
         raise ValueError(f"{out}: a packed pool is an .npz file")
     records = load_records(pool)
@@ -206,7 +206,7 @@ def concatenate(parts: Sequence[PackedPool]) -> PackedPool:
 
 class PackedSampler:
     """Every (game, move) position of some games of a packed pool, and batches of their planes,
-    built on ``device``: the interface of :class:`moveorder.nets.train.PositionSampler` (``len``,
+    built on ``device``: the interface of :class:`moveorder.nets.sampling.PositionSampler` (``len``,
     ``games``, :meth:`batch`), whose planes, targets and values it reproduces exactly.
 
     Positions are numbered as there: game by game in the order of ``games``, move by move.
@@ -270,7 +270,7 @@ class PackedSampler:
     def batch(self, rows: np.ndarray, rng: Optional[np.random.Generator]) -> Tuple[torch.Tensor, ...]:
         """Planes and policy targets of ``rows`` on the sampler's device, and value targets on the host
         (training picks the samples with a known result there, without waiting for the device), as
-        :meth:`moveorder.nets.train.PositionSampler.batch` (the same draws of ``rng`` for the symmetries)."""
+        :meth:`moveorder.nets.sampling.PositionSampler.batch` (the same draws of ``rng`` for the symmetries)."""
         x = self.planes(rows)
         t = self._to_device(self._targets[rows])
         if rng is not None:

@@ -4,16 +4,16 @@ The pool is a JSONL file of records (:mod:`moveorder.data.records`), written by
 the data stage with every evaluation game left out: every record usable for
 training, handicap games (their setup stones are the first board) and games
 with captures and passes included.  Games are split into train and held-out
-by a hash of each game's id and the seed (:func:`split_games`), so whether a
+by a hash of each game's id and the seed (:func:`moveorder.nets.sampling.split_games`), so whether a
 game is held out depends on that game alone.  Every position of a training
 game is a sample (the planes of :func:`moveorder.nets.features.board_history_planes`,
-built for a whole batch at once by :class:`PositionSampler`; optionally one
+built for a whole batch at once by :class:`moveorder.nets.sampling.PositionSampler`; optionally one
 of the 8 symmetries drawn per sample), the policy target is the move played
 and, with the value head on, the value target is the game's result from the
 side to move (games with no result train the policy only).  A pool packed by
 ``moveorder pack-pool`` (``.npz``, :mod:`moveorder.nets.packed`) gives the same
 positions, planes and network, its batches made on the training device
-(:func:`samplers`).  Loss =
+(:func:`moveorder.nets.sampling.samplers`).  Loss =
 cross-entropy + ``value_weight`` x MSE.  The learning rate warms up linearly
 and decays along a cosine over the configured steps (:func:`lr_factor`).
 With ``init``, training starts from another network's weights instead of
@@ -28,39 +28,32 @@ autocast on a GPU and on a CPU with native bfloat16 (``precision``,
 :func:`autocast_dtype`).
 
 On a GPU: float32 is IEEE float32 (no TF32) and cuDNN's
-algorithms are deterministic, in training and in :func:`evaluate`
+algorithms are deterministic, in training and in :func:`moveorder.nets.sampling.evaluate`
 (:func:`moveorder.nets.devices.arithmetic`); batches are assembled on a thread
-ahead of the step (:class:`Prefetch`), in pinned memory, and copied without
+ahead of the step (:class:`moveorder.nets.sampling.Prefetch`), in pinned memory, and copied without
 waiting; the step itself never waits for the GPU.  The data path is the
 same on both devices: the same seed draws the same batches.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
 import os
-import queue
-import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, Optional
 
 import numpy as np
 import torch
 from torch import nn
 from tqdm import tqdm
 
-from moveorder.data.records import Record, load_records
-from moveorder.go import board as goboard
-from moveorder.go import coords
-from moveorder.go.coords import POINTS
 from moveorder.nets import devices, shipped
-from moveorder.nets.features import FLAT_OF_LZ, HISTORY, PLANES
-from moveorder.nets.networks import SYMMETRY_MAPS, LeelaNet, export_leela, load_policy, parameter_count, save_checkpoint
+from moveorder.nets.networks import LeelaNet, export_leela, load_policy, parameter_count, save_checkpoint
+from moveorder.nets.sampling import PositionSampler, Prefetch, evaluate, samplers, training_batches
 from moveorder.settings import LR_SCHEDULES, TRAIN_PRECISIONS, TrainConfig
 
 log = logging.getLogger(__name__)
@@ -97,186 +90,15 @@ def autocast_dtype(precision: str, device: torch.device) -> Optional[torch.dtype
     return torch.bfloat16 if devices.native_bfloat16(device) else None
 
 
-@dataclass
-class GameData:
-    boards: np.ndarray  # (moves + 1, 361) int8, top-row-first; boards[0] the setup (empty but for handicap)
-    targets: np.ndarray  # (moves,) Leela Zero index of each move, 361 = pass
-    winner: int  # +1 black won, -1 white won, 0 unknown/draw
-    black_first: bool = True  # False: White made the first move (after handicap stones)
-
-    def black_to_move(self) -> np.ndarray:
-        """(moves,) bool: Black plays move ``i``."""
-        return (np.arange(len(self.targets)) % 2 == 0) == self.black_first
-
-
-def game_data(rec: Record, max_move: int = 0) -> GameData:
-    """Replay a record from its setup stones (captures included) and keep every board state;
-    ``max_move``: only its first ``max_move`` moves (0: all of them)."""
-    moves = rec.move_list()
-    if max_move:
-        moves = moves[:max_move]
-    black, white = rec.start_points()
-    b = goboard.from_stones(black, white, rec.size)
-    boards = np.zeros((len(moves) + 1, rec.size * rec.size), dtype=np.int8)
-    boards[0] = b.points
-    colour = goboard.BLACK if rec.first_player == "B" else goboard.WHITE
-    for i, m in enumerate(moves):
-        b.play(colour, m)
-        boards[i + 1] = b.points
-        colour = goboard.opponent(colour)
-    targets = np.array([coords.to_lz(m) for m in moves], dtype=np.int64)
-    return GameData(boards, targets, rec.winner(), rec.first_player == "B")
-
-
-class PositionSampler:
-    """Every (game, move) pair of a list of games, and batches of their input planes.
-
-    Boards are kept bit-packed in Leela Zero order (2 x 46 bytes a board,
-    not 361), all games in one array, so a batch is a few array lookups
-    rather than a Python loop over samples.
-    """
-
-    def __init__(self, games: Iterable[GameData]):
-        black, white, rows, move_no, btm, targets, values = [], [], [], [], [], [], []
-        first = 0
-        for gd in games:
-            lz = gd.boards[:, FLAT_OF_LZ]
-            black.append(np.packbits(lz == goboard.BLACK, axis=1))
-            white.append(np.packbits(lz == goboard.WHITE, axis=1))
-            m = len(gd.targets)
-            rows.append(first + np.arange(m))
-            move_no.append(np.arange(m))
-            b = gd.black_to_move()
-            btm.append(b)
-            targets.append(gd.targets)
-            values.append(np.where(b, gd.winner, -gd.winner).astype(np.float32))
-            first += m + 1
-
-        def cat(parts, dtype, shape=(0,)):
-            return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(shape, dtype)
-
-        self.black = cat(black, np.uint8, (0, (POINTS + 7) // 8))
-        self.white = cat(white, np.uint8, (0, (POINTS + 7) // 8))
-        self.board_row = cat(rows, np.int64)  # row of the board before each position's move
-        self.move_no = cat(move_no, np.int64)  # moves played before it (history available)
-        self.black_to_move = cat(btm, bool)
-        self.targets = cat(targets, np.int64)
-        self.values = cat(values, np.float32)
-        self.games = len(rows)
-
-    @classmethod
-    def from_records(cls, records: Iterable[Record], max_move: int = 0) -> "PositionSampler":
-        """The positions of ``records`` (of their first ``max_move`` moves each; 0: every move)."""
-        return cls(game_data(r, max_move) for r in records)
-
-    def __len__(self):
-        return len(self.targets)
-
-    def planes(self, rows: np.ndarray) -> np.ndarray:
-        """``(B, 18, 19, 19)`` float32 planes of positions ``rows``, as :func:`board_history_planes` builds them."""
-        h = np.arange(HISTORY)
-        valid = self.move_no[rows][:, None] >= h  # (B, 8): before the first board: zeros
-        k = np.where(valid, self.board_row[rows][:, None] - h, 0)
-        black = np.unpackbits(self.black[k], axis=-1, count=POINTS).astype(bool) & valid[..., None]  # (B, 8, 361)
-        white = np.unpackbits(self.white[k], axis=-1, count=POINTS).astype(bool) & valid[..., None]
-        btm = self.black_to_move[rows]
-        out = np.empty((len(rows), PLANES, POINTS), dtype=np.float32)
-        out[:, :HISTORY] = np.where(btm[:, None, None], black, white)
-        out[:, HISTORY : 2 * HISTORY] = np.where(btm[:, None, None], white, black)
-        out[:, 16] = btm[:, None]
-        out[:, 17] = ~btm[:, None]
-        return out.reshape(len(rows), PLANES, coords.SIZE, coords.SIZE)
-
-    def batch(self, rows: np.ndarray, rng: Optional[np.random.Generator]) -> Tuple[torch.Tensor, ...]:
-        """Planes, policy targets and value targets (from the side to move) of ``rows``.
-
-        With ``rng``, each sample is turned by one of the 8 symmetries drawn from it.
-        """
-        x = self.planes(rows)
-        t = self.targets[rows]
-        if rng is not None:  # one of the 8 symmetries per sample (numpy: no thread pool for small copies)
-            sym = rng.integers(0, 8, len(rows))
-            for s in range(1, 8):
-                sel = np.nonzero(sym == s)[0]
-                if len(sel):
-                    x[sel] = symmetry_array(x[sel], s)
-                    t[sel] = _SYMMETRY_MAPS_NP[s][t[sel]]
-        return torch.from_numpy(np.ascontiguousarray(x)), torch.from_numpy(t), torch.from_numpy(self.values[rows])
-
-
-_SYMMETRY_MAPS_NP = [m.numpy() for m in SYMMETRY_MAPS]
-
-
-def training_batches(
-    sampler: PositionSampler, rng: np.random.Generator, batch_size: int, symmetries: bool
-) -> Iterator[Tuple[Tuple[torch.Tensor, ...], dict]]:
-    """Training batches in order, without end: (planes, policy targets, value targets, indices of the
-    samples with a known result), each with the state of ``rng`` after it was drawn (what a checkpoint
-    written after that batch's step saves, however far ahead batches are made).
-
-    The indices come from the host, so the value loss needs no boolean mask on the device (a host sync).
-    """
-    while True:
-        x, t, z = sampler.batch(rng.integers(0, len(sampler), batch_size), rng if symmetries else None)
-        known = torch.from_numpy(np.flatnonzero(z.numpy() != 0))
-        yield (x, t, z, known), rng.bit_generator.state
-
-
-class Prefetch:
-    """The items of an iterator, made up to ``depth`` ahead on a thread (numpy releases the GIL while it
-    builds planes), so a GPU's step and the next batch's assembly overlap.  ``pin``: each tensor in
-    page-locked memory, so the copy to the GPU need not wait.  An exception of the iterator is raised
-    where its item would have been returned."""
-
-    def __init__(self, items: Iterator, depth: int = 2, pin: bool = False):
-        self._queue: "queue.Queue" = queue.Queue(depth)
-        self._stop = threading.Event()
-        self._pin = pin
-        self._thread = threading.Thread(target=self._run, args=(items,), daemon=True)
-        self._thread.start()
-
-    def _run(self, items: Iterator) -> None:
-        try:
-            for tensors, extra in items:
-                if self._pin:
-                    tensors = tuple(v.pin_memory() for v in tensors)
-                if not self._put(("item", (tensors, extra))):
-                    return
-        except BaseException as err:  # noqa: BLE001 - raised in the consumer by __next__
-            self._put(("error", err))
-
-    def _put(self, entry) -> bool:
-        while not self._stop.is_set():
-            try:
-                self._queue.put(entry, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        kind, item = self._queue.get()
-        if kind == "error":
-            raise item
-        return item
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-def value_loss(v: torch.Tensor, z: torch.Tensor, known: torch.Tensor) -> torch.Tensor:
+def value_loss(value: torch.Tensor, target: torch.Tensor, known: torch.Tensor) -> torch.Tensor:
     """Mean squared error of the value head over the samples ``known`` (indices, from the host) with a result.
 
-    The same numbers, bit for bit, as the mean over a boolean mask ``z != 0``, without the host sync a mask
+    The same numbers, bit for bit, as the mean over a boolean mask ``target != 0``, without the host sync a mask
     costs on a GPU (the size of its result); 0 for a batch with no known result.
     """
     if not len(known):
-        return torch.zeros((), device=v.device)
-    return ((v.float() - z) ** 2).index_select(0, known).mean()
+        return torch.zeros((), device=value.device)
+    return ((value.float() - target) ** 2).index_select(0, known).mean()
 
 
 def resume(
@@ -343,102 +165,6 @@ def start_from(net: LeelaNet, network: str, planes: torch.Tensor) -> None:
     net.load_state_dict(start.state_dict())
 
 
-def symmetry_array(x: np.ndarray, s: int) -> np.ndarray:
-    """:func:`moveorder.nets.networks.symmetry_planes` for numpy arrays (a view)."""
-    if s & 4:
-        x = np.swapaxes(x, -1, -2)
-    if s & 1:
-        x = x[..., ::-1]
-    if s & 2:
-        x = x[..., ::-1, :]
-    return x
-
-
-def _game_hash(record_id: str, seed: int) -> float:
-    """A number in [0, 1) fixed by a game's id and the seed."""
-    digest = hashlib.sha256(f"{seed}/{record_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "little") / 2**64
-
-
-def heldout_games(ids: List[str], fraction: float, seed: int) -> set:
-    """The positions in ``ids`` of the held-out games: those whose id hashes (with ``seed``) below ``fraction``.
-
-    Whether a game is held out depends only on the game and the seed, so a
-    pool and any part of it (e.g. its qualified games) hold out the same
-    games.  At least one game lands on each side (in a pool of two or more).
-    """
-    keys = [_game_hash(i, seed) for i in ids]
-    held = {i for i, k in enumerate(keys) if k < fraction}
-    if not held and ids:  # a tiny pool: its lowest hash
-        held = {min(range(len(ids)), key=keys.__getitem__)}
-    if len(held) == len(ids) > 1:
-        held.discard(max(range(len(ids)), key=keys.__getitem__))
-    return held
-
-
-def split_games(records: List[Record], fraction: float, seed: int) -> Tuple[List[Record], List[Record]]:
-    """Train and held-out games (:func:`heldout_games`), each in the pool's order."""
-    held = heldout_games([r.id for r in records], fraction, seed)
-    return ([r for i, r in enumerate(records) if i not in held], [r for i, r in enumerate(records) if i in held])
-
-
-def samplers(pool: Path, fraction: float, seed: int, dev: torch.device, max_move: int = 0) -> Tuple[object, object]:
-    """The train and held-out samplers of a pool: a JSONL pool replayed into :class:`PositionSampler`
-    (batches made on the host), a packed one (``.npz``, :mod:`moveorder.nets.packed`) into
-    :class:`moveorder.nets.packed.PackedSampler` (batches made on ``dev``).  The same games and
-    positions either way; ``max_move``: only the positions before each game's move ``max_move``
-    (0: every position)."""
-    if Path(pool).suffix == ".npz":
-        from moveorder.nets.packed import PackedPool, PackedSampler
-
-        packed = PackedPool.load(pool)
-        if len(packed) < 2:
-            raise ValueError(f"{pool}: {len(packed)} games in the training pool, need at least 2")
-        held = heldout_games(list(packed.ids), fraction, seed)
-        train_idx = [i for i in range(len(packed)) if i not in held]
-        return PackedSampler(packed, train_idx, dev, max_move), PackedSampler(packed, sorted(held), dev, max_move)
-    records = load_records(pool)
-    if len(records) < 2:
-        raise ValueError(f"{pool}: {len(records)} games in the training pool, need at least 2")
-    train_recs, held_recs = split_games(records, fraction, seed)
-    return PositionSampler.from_records(train_recs, max_move), PositionSampler.from_records(held_recs, max_move)
-
-
-@torch.no_grad()
-def evaluate(
-    net: LeelaNet, sampler: PositionSampler, limit: int, device: torch.device, seed: int, batch_size: int = 512
-) -> Dict[str, float]:
-    """Top-1 accuracy and mean log-likelihood of the played move on held-out positions.
-
-    In IEEE float32 on any device (no TF32 on a GPU), so the cross-level table's re-evaluation on
-    the CPU gives a network's metrics.json figures.
-    """
-    with devices.arithmetic(tf32=False):
-        return _evaluate(net, sampler, limit, device, seed, batch_size)
-
-
-def _evaluate(net, sampler, limit, device, seed, batch_size) -> Dict[str, float]:
-    net.eval()
-    rng = np.random.default_rng([seed, 2])
-    rows = np.arange(len(sampler)) if len(sampler) <= limit else np.sort(rng.choice(len(sampler), limit, replace=False))
-    correct, loglik, n = 0, 0.0, 0
-    for k in range(0, len(rows), batch_size):
-        x, t, _ = sampler.batch(rows[k : k + batch_size], None)
-        logits = net.policy_logits(x.to(device)).float()
-        logp = torch.log_softmax(logits, dim=-1)
-        t = t.to(device)
-        correct += int((logits.argmax(-1) == t).sum())
-        loglik += float(logp.gather(1, t[:, None]).sum())
-        n += len(t)
-    net.train()
-    return {
-        "positions": n,
-        "top1_accuracy": correct / n,
-        "mean_log_likelihood": loglik / n,
-        "geometric_mean_likelihood": math.exp(loglik / n),
-    }
-
-
 def train(
     pool: Path, out_dir: Path, cfg: TrainConfig, device: Optional[str] = None, progress: bool = True
 ) -> Dict[str, object]:
@@ -460,25 +186,8 @@ def train(
     if dev.type == "cuda":  # cuBLAS is deterministic only with a fixed workspace (read when it starts)
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.manual_seed(cfg.seed)
-    t0 = time.perf_counter()
-    train_s, held_s = samplers(pool, cfg.heldout_fraction, cfg.seed, dev, cfg.max_move)
-    seconds = {"replay": time.perf_counter() - t0, "data": 0.0, "compute": 0.0}
-    log.info(
-        "%s: %d train games (%d positions), %d held-out games (%d positions), read in %.1f s",
-        pool,
-        train_s.games,
-        len(train_s),
-        held_s.games,
-        len(held_s),
-        seconds["replay"],
-    )
-
-    # Channels-last: 1.13x more training steps per second for 4x32 on a CPU (bench/networks.py).
-    net = LeelaNet(cfg.blocks, cfg.filters).to(dev, memory_format=torch.channels_last)
-    value_params = {id(p) for m in (net.value_conv, net.value_fc1, net.value_fc2) for p in m.parameters()}
-    params = [p for p in net.parameters() if p.requires_grad and (cfg.value_head or id(p) not in value_params)]
-    opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, cfg.steps, cfg.warmup_steps, cfg.lr_schedule))
+    train_s, held_s, seconds = _read_pool(pool, cfg, dev)
+    net, opt, sched = _model_and_optimiser(cfg, dev)
     rng = np.random.default_rng([cfg.seed, 3])
     step = 0
     ckpt = out_dir / "checkpoint.pt"
@@ -489,23 +198,6 @@ def train(
         sample = np.random.default_rng([cfg.seed, 5]).integers(0, len(train_s), 1024)
         start_from(net, cfg.init, train_s.batch(sample, None)[0].cpu())
         log.info("starting from the weights of %s", cfg.init)
-
-    def save(rng_state: dict):
-        tmp = ckpt.with_suffix(".tmp")
-        torch.save(
-            {
-                "config": asdict(cfg),
-                "model": net.state_dict(),
-                "optimizer": opt.state_dict(),
-                "scheduler": sched.state_dict(),
-                "rng": rng_state,
-                "torch_rng": torch.get_rng_state(),
-                "cuda_rng": torch.cuda.get_rng_state(dev) if dev.type == "cuda" else None,
-                "step": step,
-            },
-            tmp,
-        )
-        tmp.replace(ckpt)
 
     gpu = dev.type == "cuda"
     batches = training_batches(train_s, rng, cfg.batch_size, cfg.symmetries)
@@ -524,19 +216,11 @@ def train(
         with devices.arithmetic(tf32=False):
             while step < cfg.steps:
                 t_data = time.perf_counter()
-                (x, t, z, known), rng_state = next(batches)
+                (x, target, result, known), rng_state = next(batches)
                 x = x.to(dev, non_blocking=gpu).contiguous(memory_format=torch.channels_last)
-                t, z, known = (v.to(dev, non_blocking=gpu) for v in (t, z, known))
+                target, result, known = (v.to(dev, non_blocking=gpu) for v in (target, result, known))
                 t_compute = time.perf_counter()
-                with torch.autocast(dev.type, dtype=amp or torch.bfloat16, enabled=amp is not None):
-                    if cfg.value_head:
-                        logits, v = forward(x)
-                    else:
-                        logits = forward(x)
-                    p_loss = ce(logits.float(), t)
-                    loss = p_loss
-                    if cfg.value_head:
-                        loss = p_loss + cfg.value_weight * value_loss(v, z, known)
+                logits, p_loss, loss = _losses(forward, ce, (x, target, result, known), cfg, amp, dev)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 opt.step()
@@ -546,11 +230,11 @@ def train(
                 seconds["data"] += t_compute - t_data
                 seconds["compute"] += t_end - t_compute
                 if progress and (step % 100 == 0 or step == cfg.steps):
-                    acc = float((logits.argmax(-1) == t).float().mean())
+                    acc = float((logits.argmax(-1) == target).float().mean())
                     bar.set_postfix(loss=f"{p_loss.item():.3f}", acc=f"{acc:.3f}", refresh=False)
                 bar.update(1)
                 if step % cfg.checkpoint_every == 0 or step == cfg.steps:
-                    save(rng_state)
+                    _save(ckpt, cfg, (net, opt, sched), rng_state, dev, step)
             t_wait = time.perf_counter()
             devices.synchronize(dev)
             seconds["compute"] += time.perf_counter() - t_wait
@@ -558,6 +242,78 @@ def train(
         if gpu and on_host:
             batches.close()
     bar.close()
+    return _finish(net, out_dir, pool, cfg, (train_s, held_s), dev, amp, seconds, step - start_step)
+
+
+def _read_pool(pool: Path, cfg: TrainConfig, dev: torch.device):
+    """The train and held-out samplers of ``pool``, and the seconds table with the replay's time."""
+    t0 = time.perf_counter()
+    train_s, held_s = samplers(pool, cfg.heldout_fraction, cfg.seed, dev, cfg.max_move)
+    seconds = {"replay": time.perf_counter() - t0, "data": 0.0, "compute": 0.0}
+    log.info(
+        "%s: %d train games (%d positions), %d held-out games (%d positions), read in %.1f s",
+        pool,
+        train_s.games,
+        len(train_s),
+        held_s.games,
+        len(held_s),
+        seconds["replay"],
+    )
+    return train_s, held_s, seconds
+
+
+def _model_and_optimiser(cfg: TrainConfig, dev: torch.device):
+    """A new network (channels-last), AdamW over its trained parameters (the value head's only with
+    ``value_head``), and the learning-rate schedule."""
+    # Channels-last: 1.13x more training steps per second for 4x32 on a CPU (bench/networks.py).
+    net = LeelaNet(cfg.blocks, cfg.filters).to(dev, memory_format=torch.channels_last)
+    value_params = {id(p) for m in (net.value_conv, net.value_fc1, net.value_fc2) for p in m.parameters()}
+    params = [p for p in net.parameters() if p.requires_grad and (cfg.value_head or id(p) not in value_params)]
+    opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, cfg.steps, cfg.warmup_steps, cfg.lr_schedule))
+    return net, opt, sched
+
+
+def _save(ckpt: Path, cfg: TrainConfig, state, rng_state: dict, dev: torch.device, step: int) -> None:
+    """A checkpoint of the network, optimiser and schedule (``state``) and the RNGs, renamed into place."""
+    net, opt, sched = state
+    tmp = ckpt.with_suffix(".tmp")
+    torch.save(
+        {
+            "config": asdict(cfg),
+            "model": net.state_dict(),
+            "optimizer": opt.state_dict(),
+            "scheduler": sched.state_dict(),
+            "rng": rng_state,
+            "torch_rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state(dev) if dev.type == "cuda" else None,
+            "step": step,
+        },
+        tmp,
+    )
+    tmp.replace(ckpt)
+
+
+def _losses(forward, ce, batch, cfg: TrainConfig, amp, dev: torch.device):
+    """The logits, the policy loss and the training loss (the value head's added) of one batch, under
+    autocast where ``amp`` names a dtype."""
+    x, target, result, known = batch
+    with torch.autocast(dev.type, dtype=amp or torch.bfloat16, enabled=amp is not None):
+        if cfg.value_head:
+            logits, value = forward(x)
+        else:
+            logits = forward(x)
+        p_loss = ce(logits.float(), target)
+        loss = p_loss
+        if cfg.value_head:
+            loss = p_loss + cfg.value_weight * value_loss(value, result, known)
+    return logits, p_loss, loss
+
+
+def _finish(net, out_dir: Path, pool: Path, cfg: TrainConfig, sets, dev, amp, seconds: dict, steps_done: int) -> dict:
+    """Evaluate the trained network on the held-out positions and write ``model.pt``, ``policy.txt.gz``
+    and ``metrics.json``; the metrics are returned."""
+    train_s, held_s = sets
     elapsed = seconds["data"] + seconds["compute"]
     t0 = time.perf_counter()
     metrics = evaluate(net, held_s, cfg.heldout_positions, dev, cfg.seed)
@@ -573,7 +329,7 @@ def train(
             "parameters": parameter_count(net),
             "device": dev.type,
             "precision": "bfloat16" if amp else "float32",
-            "steps_per_second": (step - start_step) / elapsed if elapsed else None,
+            "steps_per_second": steps_done / elapsed if elapsed else None,
             "seconds": {k: round(v, 2) for k, v in seconds.items()},
             "data_share": seconds["data"] / elapsed if elapsed else None,
             "config": asdict(cfg),

@@ -10,7 +10,7 @@ from typing import Callable, List, Optional, Sequence
 
 from moveorder.go import coords
 from moveorder.report import diagram
-from moveorder.settings import AnnealConfig
+from moveorder.settings import SearchConfig
 
 
 def game_order(position: Path, moves: Optional[int]) -> Optional[List[str]]:
@@ -26,7 +26,7 @@ def answer_position(
     position: Path,
     output: Optional[Path],
     moves: Optional[int],
-    cfg: AnnealConfig,
+    cfg: SearchConfig,
     evaluator: Callable,
     network: str,
     precision: str,
@@ -41,7 +41,8 @@ def answer_position(
     match the game's; draws the diagram before the board is printed, so that a reader who stops reading
     early does not lose it. Returns :func:`infer_position`'s row.
     """
-    from moveorder.search.inference import infer_position, orders_text
+    from moveorder.search.inference import infer_position
+    from moveorder.search.results import orders_text
 
     if diagram_path:
         diagram.check_path(diagram_path)

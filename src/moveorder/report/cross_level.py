@@ -5,7 +5,7 @@ that level; the paper names such networks as future work. Two tables answer it h
 
 * :func:`heldout_table`: each network's top-1 accuracy and mean log-likelihood of the move played on
   each set's held-out games, the same games and positions training reports for its own set
-  (:func:`moveorder.nets.train.split_games`, then :func:`moveorder.nets.train.evaluate` with the same seed and
+  (:func:`moveorder.nets.sampling.split_games`, then :func:`moveorder.nets.sampling.evaluate` with the same seed and
   position limit), so a network's row on its own set equals its ``metrics.json`` (bit for bit for a
   network trained on a CPU; for one trained on a GPU, whose evaluation is IEEE float32 too but sums
   in cuDNN's order, within the tolerance tests/test_gpu.py states).
@@ -27,7 +27,7 @@ import torch
 from moveorder.data.records import load_records
 from moveorder.nets import devices
 from moveorder.nets.networks import load_policy
-from moveorder.nets.train import PositionSampler, evaluate, split_games
+from moveorder.nets.sampling import PositionSampler, evaluate, split_games
 from moveorder.report.metrics import summarize
 from moveorder.report.summary import to_markdown
 
@@ -52,7 +52,7 @@ def heldout_table(
     ``training.max_move`` trains on them); 0: every position.
     A network is any file :func:`moveorder.nets.networks.load_policy` reads (a shipped network's name too).
     ``device``: where the networks run (:func:`moveorder.nets.devices.resolve`; None: a GPU if torch sees
-    one); IEEE float32 on any device (:func:`moveorder.nets.train.evaluate`).
+    one); IEEE float32 on any device (:func:`moveorder.nets.sampling.evaluate`).
     """
     device = devices.resolve(device)
     samplers = {}

@@ -203,7 +203,6 @@ def draw(fig: Figure, title: str = ""):
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
-    from matplotlib.patches import Circle
 
     size = fig.size
     places = _note_places(fig.notes, size)
@@ -221,49 +220,8 @@ def draw(fig: Figure, title: str = ""):
     ax.axis("off")
     if title:
         mpl.suptitle(title, fontsize=11)
-    ax.add_patch(_rect(-0.6, -0.6, size - 1 + 1.2, size - 1 + 1.2))
-    for i in range(size):
-        lw = 1.2 if i in (0, size - 1) else 0.6
-        ax.plot([0, size - 1], [i, i], color="black", lw=lw, zorder=1)
-        ax.plot([i, i], [0, size - 1], color="black", lw=lw, zorder=1)
-    for p in star_points(size):
-        x, y = coords.to_cartesian(p, size)
-        star = Circle((x, y), 0.1, color="black", zorder=1)
-        star.set_gid(f"star-{coords.to_gtp(p, size)}")
-        ax.add_patch(star)
-    for i in range(size):
-        letter, number = coords.GTP_COLUMNS[i], str(i + 1)
-        for x, y, s, where in (
-            (i, -1.0, letter, "bottom"),
-            (i, size, letter, "top"),
-            (-1.0, i, number, "left"),
-            (size, i, number, "right"),
-        ):
-            t = ax.text(x, y, s, ha="center", va="center", fontsize=9, color="0.25")
-            t.set_gid(f"coordinate-{where}-{s}")
-    for s in fig.stones:
-        x, y = coords.to_cartesian(s.point, size)
-        name = coords.to_gtp(s.point, size)
-        black = s.colour == "B"
-        stone = Circle((x, y), 0.47, facecolor="black" if black else "white", edgecolor="black", lw=0.8, zorder=2)
-        stone.set_gid(f"stone-{name}")
-        ax.add_patch(stone)
-        if s.mismatch:
-            ring = Circle((x, y), 0.47, fill=False, edgecolor=RED, lw=2.2, zorder=3)
-            ring.set_gid(f"ring-{name}")
-            ax.add_patch(ring)
-        t = ax.text(
-            x,
-            y,
-            str(s.number),
-            ha="center",
-            va="center_baseline",
-            fontsize=_font_size(s.number),
-            color="white" if black else "black",
-            fontweight="bold",
-            zorder=4,
-        )
-        t.set_gid(f"number-{name}")
+    _draw_board(ax, size)
+    _draw_stones(ax, fig.stones, size)
     y = -2.0
     for k, (note, (x, row)) in enumerate(zip(fig.notes, places)):
         t = ax.text(
@@ -290,6 +248,61 @@ def draw(fig: Figure, title: str = ""):
         )
         t.set_gid("comparison")
     return mpl
+
+
+def _draw_board(ax, size: int) -> None:
+    """The board: its wood, lines, star points and coordinates."""
+    from matplotlib.patches import Circle
+
+    ax.add_patch(_rect(-0.6, -0.6, size - 1 + 1.2, size - 1 + 1.2))
+    for i in range(size):
+        lw = 1.2 if i in (0, size - 1) else 0.6
+        ax.plot([0, size - 1], [i, i], color="black", lw=lw, zorder=1)
+        ax.plot([i, i], [0, size - 1], color="black", lw=lw, zorder=1)
+    for p in star_points(size):
+        x, y = coords.to_cartesian(p, size)
+        star = Circle((x, y), 0.1, color="black", zorder=1)
+        star.set_gid(f"star-{coords.to_gtp(p, size)}")
+        ax.add_patch(star)
+    for i in range(size):
+        letter, number = coords.GTP_COLUMNS[i], str(i + 1)
+        for x, y, s, where in (
+            (i, -1.0, letter, "bottom"),
+            (i, size, letter, "top"),
+            (-1.0, i, number, "left"),
+            (size, i, number, "right"),
+        ):
+            t = ax.text(x, y, s, ha="center", va="center", fontsize=9, color="0.25")
+            t.set_gid(f"coordinate-{where}-{s}")
+
+
+def _draw_stones(ax, stones, size: int) -> None:
+    """Every stone with its number, and the red ring of a stone played at another move number."""
+    from matplotlib.patches import Circle
+
+    for s in stones:
+        x, y = coords.to_cartesian(s.point, size)
+        name = coords.to_gtp(s.point, size)
+        black = s.colour == "B"
+        stone = Circle((x, y), 0.47, facecolor="black" if black else "white", edgecolor="black", lw=0.8, zorder=2)
+        stone.set_gid(f"stone-{name}")
+        ax.add_patch(stone)
+        if s.mismatch:
+            ring = Circle((x, y), 0.47, fill=False, edgecolor=RED, lw=2.2, zorder=3)
+            ring.set_gid(f"ring-{name}")
+            ax.add_patch(ring)
+        t = ax.text(
+            x,
+            y,
+            str(s.number),
+            ha="center",
+            va="center_baseline",
+            fontsize=_font_size(s.number),
+            color="white" if black else "black",
+            fontweight="bold",
+            zorder=4,
+        )
+        t.set_gid(f"number-{name}")
 
 
 def _rect(x: float, y: float, w: float, h: float):

@@ -30,9 +30,7 @@ chain gives the same draws alone or in a batch of any size, on any device.
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 import torch
@@ -40,7 +38,8 @@ import torch
 from moveorder.nets.features import HISTORY, PAD
 from moveorder.nets.likelihood import PositionEvaluator
 from moveorder.search.beam import beam_search, stone_tensors
-from moveorder.settings import MIX_ORDER, AnnealConfig, temperature  # noqa: F401  (AnnealConfig: part of this API)
+from moveorder.search.problem import Order, SearchStats, counters
+from moveorder.settings import MIX_ORDER, SearchConfig, temperature
 
 Arrangement = Tuple[Sequence[int], Sequence[int]]  # (black stones, white stones) as Leela Zero indices
 
@@ -68,7 +67,8 @@ def chain_keys(seed: int, index: int, trial: int) -> Tuple[int, int]:
 
 
 class ChainRandom:
-    """Uniform 32-bit draws for many chains: ``draws(t)[c, j]`` depends on chain ``c``'s keys, ``t`` and ``j`` only."""
+    """Uniform 32-bit draws for many chains: ``draws(i)[c, j]`` depends on chain ``c``'s keys, ``i`` and
+    ``j`` only."""
 
     def __init__(self, keys: Sequence[Tuple[int, int]], device):
         k = torch.tensor(keys, dtype=torch.int64, device=device).view(-1, 2)
@@ -79,78 +79,80 @@ class ChainRandom:
         """``(C, K)`` draws for ``(K,)`` counters."""
         return mix32(mix32((self.k1 + counters[None, :]) & M32) ^ self.k2)
 
-    def draws(self, t: int) -> torch.Tensor:
-        """``(C, 5)`` draws of iteration ``t``: four for the neighbour, one for acceptance."""
-        return self.at(torch.arange(t * DRAWS, t * DRAWS + 5, device=self.device))
+    def draws(self, iteration: int) -> torch.Tensor:
+        """``(C, 5)`` draws of iteration ``iteration``: four for the neighbour, one for acceptance."""
+        return self.at(torch.arange(iteration * DRAWS, iteration * DRAWS + 5, device=self.device))
 
 
-def below(h: torch.Tensor, m) -> torch.Tensor:
-    """A draw ``h`` (32 bits) -> an integer in ``0 .. m - 1`` (``m`` an int or a tensor)."""
-    return (h * m) >> 32
+def below(draw: torch.Tensor, bound) -> torch.Tensor:
+    """A draw (32 bits) -> an integer in ``0 .. bound - 1`` (``bound`` an int or a tensor)."""
+    return (draw * bound) >> 32
 
 
-def uniform(h: torch.Tensor) -> torch.Tensor:
+def uniform(draw: torch.Tensor) -> torch.Tensor:
     """A draw -> a float64 in (0, 1)."""
-    return (h.double() + 0.5) * 2.0**-32
+    return (draw.double() + 0.5) * 2.0**-32
 
 
 # --- neighbours, for all chains at once -----------------------------------------------
 
 
-def _colour(h: torch.Tensor, n: int, k: int) -> Optional[torch.Tensor]:
-    """Per chain, a colour (0 Black, 1 White) with at least ``k`` stones, in proportion to its stones."""
+def _colour(draws: torch.Tensor, n: int, at_least: int) -> Optional[torch.Tensor]:
+    """Per chain, a colour (0 Black, 1 White) with at least ``at_least`` stones, in proportion to its stones."""
     counts = ((n + 1) // 2, n // 2)
-    ok = [c for c in (0, 1) if counts[c] >= k]
+    ok = [c for c in (0, 1) if counts[c] >= at_least]
     if not ok:
         return None
     if len(ok) == 1:
-        return torch.full_like(h, ok[0])
-    return (below(h, n) >= counts[0]).long()
+        return torch.full_like(draws, ok[0])
+    return (below(draws, n) >= counts[0]).long()
 
 
-def _scatter_perm(C: int, n: int, device, targets: List[torch.Tensor], sources: List[torch.Tensor]) -> torch.Tensor:
-    perm = torch.arange(n, device=device).repeat(C, 1)
-    for t, s in zip(targets, sources):
-        perm.scatter_(1, t[:, None], s[:, None])
+def _scatter_perm(
+    chains: int, n: int, device, targets: List[torch.Tensor], sources: List[torch.Tensor]
+) -> torch.Tensor:
+    perm = torch.arange(n, device=device).repeat(chains, 1)
+    for target, source in zip(targets, sources):
+        perm.scatter_(1, target[:, None], source[:, None])
     return perm
 
 
-def swp2(n: int, h: torch.Tensor):
-    colour = _colour(h[:, 0], n, 2)
+def swp2(n: int, draws: torch.Tensor):
+    colour = _colour(draws[:, 0], n, 2)
     m = torch.where(colour == 0, (n + 1) // 2, n // 2)
-    i = below(h[:, 1], m)
-    j = below(h[:, 2], m - 1)
+    i = below(draws[:, 1], m)
+    j = below(draws[:, 2], m - 1)
     j = j + (j >= i)
     p, q = colour + 2 * i, colour + 2 * j
-    return _scatter_perm(len(h), n, h.device, [p, q], [q, p]), torch.minimum(p, q), torch.maximum(p, q)
+    return _scatter_perm(len(draws), n, draws.device, [p, q], [q, p]), torch.minimum(p, q), torch.maximum(p, q)
 
 
-def rot3(n: int, h: torch.Tensor):
-    colour = _colour(h[:, 0], n, 3)
+def rot3(n: int, draws: torch.Tensor):
+    colour = _colour(draws[:, 0], n, 3)
     if colour is None:
-        return swp2(n, h)
+        return swp2(n, draws)
     m = torch.where(colour == 0, (n + 1) // 2, n // 2)
-    a = below(h[:, 1], m)
-    b = below(h[:, 2], m - 1)
+    a = below(draws[:, 1], m)
+    b = below(draws[:, 2], m - 1)
     b = b + (b >= a)
     x, y = torch.minimum(a, b), torch.maximum(a, b)
-    c = below(h[:, 3], m - 2)
+    c = below(draws[:, 3], m - 2)
     c = c + (c >= x)
     c = c + (c >= y)
     pa, pb, pc = colour + 2 * a, colour + 2 * b, colour + 2 * c
-    perm = _scatter_perm(len(h), n, h.device, [pa, pb, pc], [pc, pa, pb])  # new[a], new[b], new[c] = c, a, b
+    perm = _scatter_perm(len(draws), n, draws.device, [pa, pb, pc], [pc, pa, pb])  # new[a], new[b], new[c] = c, a, b
     return perm, torch.minimum(torch.minimum(pa, pb), pc), torch.maximum(torch.maximum(pa, pb), pc)
 
 
-def mov2(n: int, h: torch.Tensor):
-    k = below(h[:, 0], n - 1)  # the pair at k, k + 1
+def mov2(n: int, draws: torch.Tensor):
+    k = below(draws[:, 0], n - 1)  # the pair at k, k + 1
     parity = k % 2
     places = (n - parity) // 2  # starts of the same parity: parity, parity + 2, ... <= n - 2
-    e = below(h[:, 1], (places - 1).clamp(min=1))
+    e = below(draws[:, 1], (places - 1).clamp(min=1))
     di = e + (e >= k // 2)  # skip k itself
     d = parity + 2 * di
     moved = places > 1
-    j = torch.arange(n, device=h.device)[None, :]
+    j = torch.arange(n, device=draws.device)[None, :]
     K, D = k[:, None], d[:, None]
     earlier = torch.where(j < D, j, torch.where(j < D + 2, K + j - D, torch.where(j <= K + 1, j - 2, j)))
     later = torch.where(j < K, j, torch.where(j < D, j + 2, torch.where(j < D + 2, K + j - D, j)))
@@ -164,12 +166,12 @@ def mov2(n: int, h: torch.Tensor):
 NEIGHBOUR_FUNCS = {"swp2": swp2, "mov2": mov2, "rot3": rot3}
 
 
-def neighbour_kind(name: str, t: int) -> str:
-    return MIX_ORDER[t % 3] if name == "mix" else name
+def neighbour_kind(name: str, iteration: int) -> str:
+    return MIX_ORDER[iteration % 3] if name == "mix" else name
 
 
-def propose(name: str, t: int, seqs: torch.Tensor, h: torch.Tensor):
-    """Every chain's neighbour at iteration ``t``: (sequences, lo, hi); ``lo > hi`` where nothing changed."""
+def propose(name: str, iteration: int, seqs: torch.Tensor, draws: torch.Tensor):
+    """Every chain's neighbour at ``iteration``: (sequences, lo, hi); ``lo > hi`` where nothing changed."""
     C, n = seqs.shape
     if n < 3:
         return (
@@ -177,7 +179,7 @@ def propose(name: str, t: int, seqs: torch.Tensor, h: torch.Tensor):
             torch.zeros(C, dtype=torch.long, device=seqs.device),
             torch.full((C,), -1, dtype=torch.long, device=seqs.device),
         )
-    perm, lo, hi = NEIGHBOUR_FUNCS[neighbour_kind(name, t)](n, h)
+    perm, lo, hi = NEIGHBOUR_FUNCS[neighbour_kind(name, iteration)](n, draws)
     return seqs.gather(1, perm), lo, hi
 
 
@@ -229,93 +231,31 @@ def beam_starts(
     )
 
 
-def beam_results(
-    evaluator: PositionEvaluator, arrangements: Sequence[Arrangement], width: int, future: float, keep: int = 1
-) -> List[List["ChainResult"]]:
-    """Beam search alone, as one 'trial' per arrangement (the ``beam`` method).
-
-    ``keep`` > 1: each arrangement's list holds the beam's ``keep`` likeliest complete orders, best
-    first (fewer where its last move number held fewer prefixes); the first is the one ``keep`` 1 gives.
-    """
-    found = beam_search(evaluator, arrangements, width, keep=keep, future=future)
-    return [[ChainResult(seq, ll) for seq, ll in orders] for orders in found]
-
-
 # --- the annealer ---------------------------------------------------------------------------
-
-
-@dataclass
-class ChainResult:
-    best: List[int]
-    best_log_likelihood: float
-    accepted: int = 0
-
-
-@dataclass
-class AnnealStats:
-    """Work counters over one or more :func:`anneal` calls (batches)."""
-
-    iterations: int = 0  # iterations, summed over batches
-    chains: int = 0  # chains, summed over batches
-    chain_iterations: int = 0  # chains x iterations, summed over batches
-    requests: int = 0  # positions asked of the evaluator
-    hits: int = 0  # of which served by its cache
-    evaluations: int = 0  # positions the network evaluated
-    naive_evaluations: int = 0  # what re-evaluating every position of every proposal would cost
-    seconds: float = 0.0
-    network_seconds: float = 0.0
-    not_found: int = 0  # positions with captures for which no sequence was found
-    unreachable: int = 0  # of which the search proved that none exists
-
-    def add_evaluator(self, evaluator: PositionEvaluator, before: Optional[tuple] = None) -> None:
-        now = counters(evaluator)
-        before = before or (0, 0, 0, 0.0)
-        self.requests += now[0] - before[0]
-        self.hits += now[1] - before[1]
-        self.evaluations += now[2] - before[2]
-        self.network_seconds += now[3] - before[3]
-
-
-def counters(evaluator: PositionEvaluator) -> tuple:
-    return evaluator.requests, evaluator.hits, evaluator.evaluations, evaluator.likelihood.seconds
-
-
-def lgm(log_likelihood: float, n: int) -> float:
-    """Geometric mean of the per-move likelihoods."""
-    return math.exp(log_likelihood / n)
 
 
 def anneal(
     evaluator: PositionEvaluator,
     arrangements: Sequence[Arrangement],
-    cfg: AnnealConfig,
+    cfg: SearchConfig,
     indices: Optional[Sequence[int]] = None,
-    stats: Optional[AnnealStats] = None,
+    stats: Optional[SearchStats] = None,
     progress=None,
-    keep: int = 1,
-) -> List[List[ChainResult]]:
+) -> List[List[Order]]:
     """Run ``cfg.trials`` chains per arrangement; return, per arrangement, each trial's best solution.
 
     ``arrangements``: (black stones, white stones) as Leela Zero indices, all
     of one length.  ``indices``: each arrangement's index in its set, which
     keys its chains' randomness (default 0..len-1).  ``progress``: anything
-    with ``update(k)`` (a tqdm bar), told of every iteration.  ``keep``: with
-    method beam, the beam's ``keep`` likeliest complete orders per arrangement
-    (:func:`beam_results`) instead of its best alone; annealing ignores it
-    (:func:`distinct_orders` ranks its trials).
+    with ``update(k)`` (a tqdm bar), told of every iteration.  ``cfg.init``
+    chooses the chains' start: greedy, random, or the beam's orders (method
+    beam+anneal).  The beam alone is :func:`moveorder.search.dispatch.run`'s choice,
+    never this function's.
     """
     t0 = time.perf_counter()
     before = counters(evaluator)
     if arrangements:
         cfg = cfg.for_length(len(arrangements[0][0]) + len(arrangements[0][1]))
-    if cfg.method == "beam":
-        out = beam_results(evaluator, arrangements, cfg.beam_width, cfg.beam_future, keep)
-        if stats is not None:
-            stats.seconds += time.perf_counter() - t0
-            stats.add_evaluator(evaluator, before)
-        if progress is not None:
-            progress.update(cfg.iterations)
-        return out
     device = evaluator.device
     indices = list(range(len(arrangements))) if indices is None else list(indices)
     black, white = stone_tensors(arrangements, device)
@@ -333,9 +273,9 @@ def anneal(
     best, best_ll = seqs.clone(), logp.sum(1)
     accepted = torch.zeros(C, dtype=torch.long, device=device)
     positions = torch.arange(n, device=device)[None, :]
-    for t in range(cfg.iterations):
-        h = rand.draws(t)
-        prop, lo, hi = propose(cfg.neighbour, t, seqs, h)
+    for iteration in range(cfg.iterations):
+        draws = rand.draws(iteration)
+        prop, lo, hi = propose(cfg.neighbour, iteration, seqs, draws)
         changed = lo <= hi
         if cfg.incremental:
             window = (positions >= lo[:, None]) & (positions <= hi[:, None] + HISTORY - 1) & changed[:, None]
@@ -346,7 +286,7 @@ def anneal(
             new_logp = evaluator.sequence_log_probs(prop)
         new_cost = torch.exp(-new_logp.mean(1))
         d = new_cost - cost
-        accept = changed & ((d <= 0) | (uniform(h[:, 4]) < torch.exp(-d / temperature(cfg, t))))
+        accept = changed & ((d <= 0) | (uniform(draws[:, 4]) < torch.exp(-d / temperature(cfg, iteration))))
         seqs = torch.where(accept[:, None], prop, seqs)
         logp = torch.where(accept[:, None], new_logp, logp)
         cost = torch.where(accept, new_cost, cost)
@@ -366,30 +306,21 @@ def anneal(
         stats.add_evaluator(evaluator, before)
     best, best_ll, accepted = best.cpu().tolist(), best_ll.cpu().tolist(), accepted.cpu().tolist()
     return [
-        [ChainResult(best[a * T + k], best_ll[a * T + k], accepted[a * T + k]) for k in range(T)]
+        [Order(best[a * T + k], best_ll[a * T + k], accepted[a * T + k]) for k in range(T)]
         for a in range(len(arrangements))
     ]
 
 
-def distinct_orders(results: Sequence[ChainResult], k: int) -> List[Tuple[List[int], float]]:
-    """The ``k`` likeliest distinct orders among ``results`` (an arrangement's trials, or the beam's
+def distinct_orders(results: Sequence[Order], keep: int) -> List[Tuple[List[int], float]]:
+    """The ``keep`` likeliest distinct orders among ``results`` (an arrangement's trials, or the beam's
     orders), best first, with their log-likelihoods; fewer where fewer are distinct.
 
     Ties go to the earlier result, so the first is the order :func:`max` over the results gives.
     """
     out: List[Tuple[List[int], float]] = []
     seen = set()
-    for r in sorted(results, key=lambda r: -r.best_log_likelihood):  # stable: ties keep their order
-        if tuple(r.best) not in seen and len(out) < k:
-            seen.add(tuple(r.best))
-            out.append((list(r.best), r.best_log_likelihood))
+    for r in sorted(results, key=lambda r: -r.log_likelihood):  # stable: ties keep their order
+        if tuple(r.moves) not in seen and len(out) < keep:
+            seen.add(tuple(r.moves))
+            out.append((list(r.moves), r.log_likelihood))
     return out
-
-
-# --- the exact optimum ------------------------------------------------------------------------
-
-
-def brute_force(evaluator: PositionEvaluator, black: Sequence[int], white: Sequence[int]) -> Tuple[List[int], float]:
-    """The exact most likely order and its log-likelihood: :func:`moveorder.search.beam.beam_search` with no width limit."""
-    ((seq, ll),) = beam_search(evaluator, [(black, white)], width=None)[0]
-    return seq, ll

@@ -132,8 +132,8 @@ def expand(evaluator: PositionEvaluator, seqs, ll, stones, i: int, bound: Option
     return children, cand[p_idx, s_idx], p_idx, terms[p_idx, s_idx]
 
 
-def _best(key, owner, k: int, tie=None):
-    """Rows of the ``k`` largest ``key`` of each arrangement, grouped by arrangement, best first.
+def _best(key, owner, keep: int, tie=None):
+    """Rows of the ``keep`` largest ``key`` of each arrangement, grouped by arrangement, best first.
 
     Ties go to the larger ``tie`` (if given), then to the first row.
     """
@@ -148,13 +148,13 @@ def _best(key, owner, k: int, tie=None):
         new_group[1:] = o[1:] != o[:-1]
         idx = torch.arange(len(o), device=o.device)
         start = torch.cummax(torch.where(new_group, idx, torch.zeros_like(idx)), 0).values
-        order = order[(idx - start) < k]
+        order = order[(idx - start) < keep]
     return order
 
 
-def _top(seqs, ll, owner, k: int):
-    """The ``k`` most likely prefixes of each arrangement, in order (best first; ties: the first)."""
-    order = _best(ll, owner, k)
+def _top(seqs, ll, owner, keep: int):
+    """The ``keep`` most likely prefixes of each arrangement, in order (best first; ties: the first)."""
+    order = _best(ll, owner, keep)
     return seqs[order], ll[order], owner[order]
 
 

@@ -2,7 +2,7 @@
 
 This module owns the exact optimum, the yardstick that says how far each
 search method (beam, annealing, beam+anneal) is from the true best order.
-:func:`moveorder.search.anneal.brute_force` is the reference it must agree with:
+:func:`brute_force` is the reference it must agree with:
 the merged breadth-first search over every order
 (:func:`moveorder.search.beam.beam_search` with no width limit).
 
@@ -59,7 +59,7 @@ import torch
 from moveorder.nets.features import PAD
 from moveorder.nets.likelihood import InputHasher, PositionEvaluator
 from moveorder.search.beam import beam_search, expand, merge_transpositions, stone_tensors
-from moveorder.settings import AnnealConfig
+from moveorder.settings import SearchConfig
 
 Arrangement = Tuple[Sequence[int], Sequence[int]]  # (black stones, white stones) as Leela Zero indices
 
@@ -86,7 +86,7 @@ def exact_orders(
     arrangements: Sequence[Arrangement],
     incumbent_width: int = 64,
     chunk: int = 8192,
-    incumbent_future: float = AnnealConfig.beam_future,
+    incumbent_future: float = SearchConfig.beam_future,
 ) -> List[Tuple[List[int], float, ExactStats]]:
     """The most likely order of each arrangement, its log-likelihood, and what finding it cost.
 
@@ -105,7 +105,7 @@ def solve(
     white: Sequence[int],
     incumbent_width: int = 64,
     chunk: int = 8192,
-    incumbent_future: float = AnnealConfig.beam_future,
+    incumbent_future: float = SearchConfig.beam_future,
 ) -> Tuple[List[int], float, ExactStats]:
     """One arrangement: see :func:`exact_orders`."""
     t0 = time.perf_counter()
@@ -153,3 +153,10 @@ def solve(
         stats.incumbent_optimal = stats.incumbent_log_likelihood >= value
     stats.seconds = time.perf_counter() - t0
     return order, value, stats
+
+
+def brute_force(evaluator: PositionEvaluator, black: Sequence[int], white: Sequence[int]) -> Tuple[List[int], float]:
+    """The exact most likely order and its log-likelihood by the merged breadth-first search over every
+    order (:func:`moveorder.search.beam.beam_search` with no width limit): :func:`solve`'s test oracle."""
+    ((seq, ll),) = beam_search(evaluator, [(black, white)], width=None)[0]
+    return seq, ll

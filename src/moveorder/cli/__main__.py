@@ -1,0 +1,5 @@
+import sys
+
+from moveorder.cli import main
+
+sys.exit(main())
