@@ -329,7 +329,7 @@ DELIBERATE = {
         "the scheduler reserves for it",
     ),
     ("policy.network", "SHIPPED_NETWORK"): (
-        "tygem",
+        "tygem-6x128",
         "the paper's likelihood is Leela Zero's best_v1 (downloaded); the package's player defaults to the "
         "network it ships, which needs no download",
     ),

@@ -159,25 +159,26 @@ def test_infer_moves_out_of_range(tmp_path, caplog, no_search, n, text):
 
 
 @pytest.mark.parametrize(
-    "moves, n, text",
+    "moves, n, extra, text",
     [
-        (OPENING[:2] + [""] + OPENING[3:], 6, "move 3 (Black) is a pass; the inference assumes no passes"),
-        (OPENING[:2] + ["tt"] + OPENING[3:], 6, "move 3 (Black) is a pass"),
+        (OPENING[:2] + [""] + OPENING[3:], 6, [], "move 3 (Black) is a pass; the inference assumes no passes"),
+        (OPENING[:2] + ["tt"] + OPENING[3:], 6, [], "move 3 (Black) is a pass"),
         (
             ["dd", "ed", "pp", "dc", "pd", "de", "dp", "cd"],
             8,
-            "move 8 (White C16) captures 1 stone(s); the inference assumes no captures",
+            ["--quality", "paper"],  # the default's beam orders captures; the paper's annealing cannot
+            "move 8 (White C16) captures 1 stone(s); the inference assumes no captures with method 'anneal'",
         ),
-        (OPENING[:5] + ["dp"] + OPENING[6:], 8, "move 6 (White D4, W[dp]) is illegal: D4 is occupied"),
-        (OPENING[:3] + ["zz"] + OPENING[4:], 8, "move 4: W[zz] is not a point on a 19x19 board"),
+        (OPENING[:5] + ["dp"] + OPENING[6:], 8, [], "move 6 (White D4, W[dp]) is illegal: D4 is occupied"),
+        (OPENING[:3] + ["zz"] + OPENING[4:], 8, [], "move 4: W[zz] is not a point on a 19x19 board"),
     ],
 )
 def test_infer_refuses_passes_captures_and_illegal_moves_with_the_move_number(
-    tmp_path, caplog, no_search, moves, n, text
+    tmp_path, caplog, no_search, moves, n, extra, text
 ):
     rec = tmp_path / "game.sgf"
     rec.write_text(make_sgf(moves))
-    refused(caplog, infer(rec, "--moves", n, "-o", tmp_path / "o.sgf"), str(rec), text)
+    refused(caplog, infer(rec, "--moves", n, "-o", tmp_path / "o.sgf", *extra), str(rec), text)
     assert not (tmp_path / "o.sgf").exists()
 
 

@@ -57,22 +57,49 @@ def parsed(*args):
 
 
 def test_quality_presets_and_options_that_override_them():
-    # The default preset keeps today's search: the paper's annealing (SearchConfig's defaults).
-    assert S.DEFAULT_QUALITY == "paper"
+    # The default preset is the fast ranked beam; the paper's annealing is one option away.
+    assert S.DEFAULT_QUALITY == "fast"
     default = parsed()
-    assert default == S.SearchConfig()
-    assert (default.method, default.beam_width, default.trials, default.iterations) == ("anneal", 32, 5, None)
-    fast = parsed("--quality", "fast")
-    assert (fast.method, fast.beam_width, fast.beam_future) == ("beam", 32, 1.0)
+    assert (default.method, default.beam_width, default.beam_future) == ("beam", 32, 1.0)
+    assert parsed("--quality", "fast") == default
+    paper = parsed("--quality", "paper")
+    assert paper == S.SearchConfig()
+    assert (paper.method, paper.trials, paper.iterations) == ("anneal", 5, None)
     good = parsed("--quality", "good")
-    assert (good.method, good.beam_width) == ("beam", 512)
-    # A setting given explicitly wins over the preset's; --method anneal stays the paper's annealing.
+    assert (good.method, good.beam_width) == ("beam", 128)
+    # A setting given explicitly wins over the preset's; --method anneal is the paper's annealing.
     assert parsed("--quality", "good", "--beam-width", "64").beam_width == 64
-    assert parsed("--quality", "fast", "--method", "anneal") == S.SearchConfig()
-    assert parsed("--method", "beam") == S.SearchConfig(method="beam")
-    assert parsed("--quality", "fast", "--beam-future", "0").beam_future == 0.0
+    assert parsed("--method", "anneal") == S.SearchConfig()
+    assert parsed("--quality", "paper", "--method", "beam") == S.SearchConfig(method="beam")
+    assert parsed("--beam-future", "0").beam_future == 0.0
     # Research options keep their meaning under every preset.
     assert parsed("--quality", "fast", "--trials", "3", "--seed", "7").trials == 3
+
+
+def cpu_flags():
+    """The CPU's feature flags as Linux reports them (an oracle apart from torch's own check)."""
+    with open("/proc/cpuinfo") as f:
+        return next(line for line in f if line.startswith("flags")).split(":", 1)[1].split()
+
+
+@pytest.mark.parametrize("given, expected", [([], None), (["--precision", "float32"], "float32")])
+def test_the_players_arithmetic_is_bfloat16_where_the_cpu_has_it(given, expected):
+    """infer alone: --precision auto by default, bfloat16 on a CPU with AVX512-BF16 or AMX, else float32;
+    16 positions a call on a CPU; what is given is kept."""
+    from moveorder.cli.search import _player_likelihood
+
+    args = cli.build_parser().parse_args(["infer", "pos.sgf", "--device", "cpu", *given])
+    assert (args.precision, args.max_batch) == ("auto" if not given else "float32", None)
+    _player_likelihood(args)
+    native = bool({"avx512_bf16", "amx_bf16"} & set(cpu_flags()))
+    assert args.precision == (expected or ("bfloat16" if native else "float32"))
+    assert args.max_batch == 16
+    batch = cli.build_parser().parse_args(["infer", "pos.sgf", "--device", "cpu", "--max-batch", "64"])
+    _player_likelihood(batch)
+    assert batch.max_batch == 64
+    # infer-set, the pipeline's verb, keeps float32 and the CPU's default batch.
+    pipeline = cli.build_parser().parse_args(["infer-set", "--arrangements", "a", "--out", "o", "--table", "t"])
+    assert (pipeline.precision, pipeline.max_batch) == ("float32", None)
 
 
 def test_a_bad_quality_is_an_argparse_error(capsys):

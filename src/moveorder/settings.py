@@ -258,27 +258,26 @@ TEMPERATURES = (1e-6, 1e6)
 
 #: ``moveorder infer --quality``: the one-position tool's speed/quality presets, each a description
 #: (its help) and the search settings it sets (SearchConfig fields); a setting given as an option
-#: overrides its preset's.  Measured (docs/benchmarks.md, 20 Pro positions of 20 moves): fast
-#: about 570 network evaluations a position, good about 8,700 and the likeliest orders of every
-#: method there, the paper's 5,000 iterations x 5 trials of the order of 500,000.
+#: overrides its preset's.  Their cost and exact orders with each shipped network: docs/results.md,
+#: "The one-position tool".
 QUALITIES: Dict[str, Tuple[str, Dict[str, object]]] = {
     "fast": (
         "ranked beam search, width 32 (seconds)",
         {"method": "beam", "beam_width": 32, "beam_future": 1.0},
     ),
     "good": (
-        "ranked beam, width 512 (16x the work, likelier orders)",
-        {"method": "beam", "beam_width": 512, "beam_future": 1.0},
+        "ranked beam, width 128 (4x the work of fast)",
+        {"method": "beam", "beam_width": 128, "beam_future": 1.0},
     ),
     "paper": (
-        "the paper's annealing, 5 trials of 5,000-20,000 iterations (slowest)",
+        "the paper's annealing, 5 trials of 5,000-20,000 iterations (hours on a CPU)",
         {"method": "anneal"},
     ),
 }
 #: The settings some preset sets: ``moveorder infer`` leaves their options at None unless given.
 QUALITY_SETTINGS = tuple(dict.fromkeys(k for _, preset in QUALITIES.values() for k in preset))
 #: The preset ``moveorder infer`` uses when none is named: the one place its default search is chosen.
-DEFAULT_QUALITY = "paper"
+DEFAULT_QUALITY = "fast"
 
 
 def quality_values(quality: str, values: Mapping[str, object]) -> Dict[str, object]:
@@ -297,12 +296,23 @@ def quality_config(quality: str, values: Mapping[str, object]) -> "SearchConfig"
 
 
 PRECISIONS = ("float32", "bfloat16", "tf32")
+#: ``moveorder infer``'s network arithmetic when --precision is not given: ``auto``, bfloat16 where
+#: the device computes it natively (:func:`moveorder.nets.devices.native_bfloat16`), else float32.
+#: Every other verb, and every workflow run, computes in float32 unless told otherwise.
+PLAYER_PRECISION = "auto"
+#: ``moveorder infer``'s positions per network call on a CPU when --max-batch is not given.  Calls are
+#: padded to it; a beam of width 32 asks for about 30 positions a move, which the CPU default
+#: (likelihood.CPU_BATCH) would pad to twice the work.
+PLAYER_CPU_BATCH = 16
 #: Slots of the evaluator's position cache (each holds one distribution, 1.4 kB): 185 MB.
 CACHE_SLOTS = 1 << 17
 
 
-#: The network a run uses when none is named: the one shipped with the package (moveorder.nets.shipped).
-SHIPPED_NETWORK = "tygem"
+#: The network every verb uses when none is named: shipped with the package (moveorder.nets.shipped).
+SHIPPED_NETWORK = "tygem-6x128"
+#: The shipped network the workflow's cross-level table measures beside the networks it trains: the
+#: small one the CPU configurations fine-tune from (``training.init: tygem``), cheap on a CPU.
+REFERENCE_NETWORK = "tygem"
 
 
 @dataclass

@@ -106,7 +106,7 @@ rule cross_level:
                 for t in TRAINED_SETS
             ]
             + [
-                f"--network {mo_settings.SHIPPED_NETWORK} {mo_settings.SHIPPED_NETWORK}"
+                f"--network {mo_settings.REFERENCE_NETWORK} {mo_settings.REFERENCE_NETWORK}"
             ]
         ),
         heldout=" ".join(f"--heldout {s} data/pool/{s}.jsonl" for s in CROSS_SETS),

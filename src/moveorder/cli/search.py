@@ -14,6 +14,7 @@ from moveorder.cli.common import (
     verb,
     whole,
 )
+from moveorder.nets import shipped
 
 log = logging.getLogger("moveorder")
 
@@ -25,7 +26,7 @@ def _search_options(parser: argparse.ArgumentParser) -> None:
         "--network",
         default=S.SHIPPED_NETWORK,
         help="Leela Zero weights (.txt/.gz/.zip), a moveorder .pt, or a network shipped with moveorder "
-        "(moveorder.nets.shipped: tygem) (default: %(default)s)",
+        f"({', '.join(shipped.names())}) (default: %(default)s)",
     )
     whole(
         parser,
@@ -344,8 +345,25 @@ def _player_options(parser: argparse.ArgumentParser) -> None:
             default = f", else {action.default}" if unset else ""  # SearchConfig's, where a preset sets none
             action.default = None
             action.help = action.help.replace("(default: %(default)s)", f"(default: the --quality preset's{default})")
+        if action.dest == "precision":
+            action.choices, action.default = (*S.PRECISIONS, "auto"), S.PLAYER_PRECISION
+            action.help = "network arithmetic; auto: bfloat16 where the device computes it natively, else float32 (default: %(default)s)"
+        if action.dest == "max_batch":
+            action.help = action.help.replace("64 on a CPU", f"{S.PLAYER_CPU_BATCH} on a CPU")
     parser.usage = "%(prog)s POSITION [-o OUT.sgf] [options]"
     parser.epilog = "research options (search settings, precision, device, seeds): --help-all"
+
+
+def _player_likelihood(args: argparse.Namespace) -> None:
+    """``infer``'s network arithmetic and batch where not given: the player's (settings.PLAYER_PRECISION,
+    settings.PLAYER_CPU_BATCH), resolved for the device it runs on."""
+    from moveorder.nets.devices import native_bfloat16, resolve
+
+    device = resolve(args.device)
+    if args.precision == "auto":
+        args.precision = "bfloat16" if native_bfloat16(device) else "float32"
+    if args.max_batch is None and device.type == "cpu":
+        args.max_batch = S.PLAYER_CPU_BATCH
 
 
 @verb("infer", "infer how one position was played: SGF in, ordered SGF out", _infer_options)
@@ -353,6 +371,7 @@ def cmd_infer(args: argparse.Namespace) -> int:
     from moveorder.report.answer import answer_position
 
     cfg = _infer_config(args)
+    _player_likelihood(args)
     answer_position(
         Path(args.position),
         Path(args.output) if args.output else None,

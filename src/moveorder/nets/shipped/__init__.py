@@ -8,20 +8,22 @@ line, ``policy.network: tygem`` in a workflow configuration.  The one-position
 tool uses :data:`moveorder.settings.SHIPPED_NETWORK` when no network is given,
 so a fresh install answers "how was this played?" with no download.
 
-=================  ===========================================================
-name               what it is
-=================  ===========================================================
-``tygem``          4 blocks x 32 filters, trained only on Tygem 9d-vs-9d games
-                   (the source of Leela Zero's ``best_v1``), so no Fox pro or
-                   KGS game the pipeline evaluates is in its training data
-                   (``config/tygem.yaml``, two hours on a 2-core CPU); the
-                   default: fast on a CPU
-``tygem-6x128``    Leela Zero's shape (6 x 128, like ``best_v1``), trained on
-                   the same Tygem games on a GPU (``config/tygem-gpu.yaml``,
-                   then further stages; ``tygem-6x128.json`` records each):
-                   about 10 points more top-1 on every level, at about 24
-                   times the arithmetic of ``tygem`` per position
-=================  ===========================================================
+=======================  =====================================================
+name                     what it is
+=======================  =====================================================
+``tygem``                4 blocks x 32 filters, trained only on Tygem 9d-vs-9d
+                         games (the source of Leela Zero's ``best_v1``), so no
+                         Fox pro or KGS game the pipeline evaluates is in its
+                         training data (``config/tygem.yaml``, two hours on a
+                         2-core CPU): cheap on a CPU; the workflow's CPU
+                         configurations fine-tune it
+``tygem-6x128``          Leela Zero's shape (6 x 128, like ``best_v1``), trained
+                         on the same Tygem games on a GPU
+                         (``config/tygem-gpu.yaml``, then further stages;
+                         ``tygem-6x128.json`` records each): about 10 points
+                         more top-1 on every level, at about 24 times the
+                         arithmetic of ``tygem`` per position; the default
+=======================  =====================================================
 """
 
 from __future__ import annotations
