@@ -118,8 +118,9 @@ def test_each_alternative_replays_to_the_position_and_states_its_likelihood(tmp_
 def test_more_alternatives_than_found_writes_what_was_found_and_says_so(tmp_path, capsys):
     pos = setup_position(tmp_path)
     out = tmp_path / "alt.sgf"
-    # Two annealing trials: at most two distinct orders.
-    assert infer(str(pos), "-o", str(out), "--alternatives", "5", "--iterations", "30", "--trials", "2") == 0
+    # Two trials of the paper's annealing: at most two distinct orders.
+    args = ["-o", str(out), "--alternatives", "5", "--quality", "paper", "--iterations", "30", "--trials", "2"]
+    assert infer(str(pos), *args) == 0
     game = sgf.Sgf_game.from_bytes(out.read_bytes())
     found = len(lines_of_play(game.get_root()))
     assert found in (1, 2)

@@ -167,8 +167,35 @@ def test_bad_positions_get_clear_errors(tmp_path, caplog, content, message):
     assert message in caplog.text and "bad.sgf" in caplog.text
 
 
-def test_record_with_capture_is_refused(tmp_path, caplog):
+def test_record_with_capture_is_refused_by_the_papers_annealing(tmp_path, caplog):
     rec = tmp_path / "cap.sgf"
     rec.write_text(make_sgf(["dd", "ed", "pp", "dc", "pd", "de", "dp", "cd"]))
-    assert run_cli(str(rec), "--moves", "8", "-o", str(tmp_path / "o.sgf")) == 2
-    assert "captures" in caplog.text
+    assert run_cli(str(rec), "--moves", "8", "-o", str(tmp_path / "o.sgf"), "--quality", "paper") == 2
+    assert "captures" in caplog.text and "--method beam orders positions with captures" in caplog.text
+    assert not (tmp_path / "o.sgf").exists()
+
+
+def test_record_with_capture_is_ordered_by_the_default(tmp_path):
+    """The default (the ranked beam) sends a position with captures to the capture search: its order
+    replays on sgfmill's board to the record's position after move 8, one white stone taken."""
+    from sgfmill import boards
+
+    rec = tmp_path / "cap.sgf"
+    moves = ["dd", "ed", "pp", "dc", "pd", "de", "dp", "cd"]
+    rec.write_text(make_sgf(moves))
+    out = tmp_path / "o.sgf"
+    assert run_cli(str(rec), "--moves", "8", "-o", str(out)) == 0
+
+    def replay(points):  # the record's moves on sgfmill's board, which removes captured stones
+        board = boards.Board(19)
+        for k, p in enumerate(points):
+            board.play(18 - (ord(p[1]) - 97), ord(p[0]) - 97, "bw"[k % 2])
+        return board
+
+    game = sgf.Sgf_game.from_bytes(out.read_bytes())
+    played = [n.get_move() for n in game.get_main_sequence()[1:]]
+    assert [c for c, _ in played] == ["b", "w"] * 4
+    ours = boards.Board(19)
+    for colour, (row, col) in played:
+        ours.play(row, col, colour)
+    assert ours.list_occupied_points() == replay(moves).list_occupied_points()
