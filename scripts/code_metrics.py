@@ -14,6 +14,7 @@ import ast
 import re
 import subprocess
 import sys
+from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 from typing import Dict, List, Set, Tuple
 
@@ -61,38 +62,13 @@ def layer(module: str) -> int:
 
 
 def cycles(graph: Dict[str, List[str]]) -> List[List[str]]:
-    """Strongly connected components of more than one module (Tarjan)."""
-    index: Dict[str, int] = {}
-    low: Dict[str, int] = {}
-    stack: List[str] = []
-    on: Set[str] = set()
-    out: List[List[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in graph.get(v, []):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
+    """An import cycle, if there is one, as its sorted modules (the standard library's graphlib finds
+    one cycle at a time; the count the table needs is 0 or not)."""
+    try:
+        TopologicalSorter(graph).prepare()
+    except CycleError as err:
+        return [sorted(set(err.args[1]))]
+    return []
 
 
 def duplicated(root: Path) -> Tuple[str, str]:
