@@ -760,7 +760,8 @@ def test_the_tool_orders_a_record_with_captures_with_the_beam_only(tmp_path, cap
     rec = tmp_path / "corner.sgf"
     rec.write_text(make_sgf([text[k : k + 2] for k in range(0, len(text), 2)]))
     out = tmp_path / "ordered.sgf"
-    assert infer_tool(rec, "--moves", 14, "-o", out) == 2  # the annealer: refused, naming the capture and beam
+    # The paper's annealing: refused, naming the capture and the beam (the default is the beam).
+    assert infer_tool(rec, "--moves", 14, "--quality", "paper", "-o", out) == 2
     (error,) = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert (
         error.startswith(f"{rec}: move 10 (White B19)") and "captures 1 stone(s)" in error and "--method beam" in error

@@ -1,7 +1,6 @@
 """The one test command: scripts/test.sh runs the README's test commands in order and stops at the first
 that fails; .ci/run is the set-up command and then that script."""
 
-import re
 import shutil
 import subprocess
 
@@ -26,10 +25,13 @@ def test_the_script_the_readme_and_ci_name_the_same_commands():
     assert commands(REPO / "scripts/test.sh")[2:] == FOUR
     assert commands(REPO / ".ci/run")[2:] == ["bash scripts/setup.sh", "bash scripts/test.sh"]
     readme = (REPO / "README.md").read_text()
-    test_section = readme[readme.index("## Test") : readme.index("\n## ", readme.index("## Test") + 1)]
-    assert "bash scripts/test.sh" in test_section
-    listed = [re.split(r"\s+#", line)[0].strip() for line in test_section.splitlines() if line.startswith(".venv/")]
-    assert listed[: len(FOUR)] == FOUR
+    start = readme.index("## Set up, run, test")
+    section = readme[start : readme.index("\n## ", start + 1)]
+    # The one test command, and each command the script runs named in the order it runs them.
+    assert len([x for x in section.splitlines() if x.startswith("bash scripts/test.sh")]) == 1
+    said = [section.index(f"`{name}`") for name in ("pytest -q", "pytest -q -m cluster")]
+    said = [section.index(name) for name in ("ruff", "snakefmt", "snakemake --lint")] + said
+    assert said == sorted(said)
 
 
 def test_the_script_runs_them_in_order_and_stops_at_the_first_failure(tmp_path):
