@@ -151,8 +151,6 @@ def _network_options(parser: argparse.ArgumentParser, p: S.PolicyConfig) -> None
 
 def _check_network(spec: str) -> None:
     """Refuse a ``--network`` that is neither a file nor a shipped network's name, listing the shipped names."""
-    from moveorder.nets import shipped
-
     try:
         shipped.require(spec)
     except FileNotFoundError as err:
