@@ -52,15 +52,19 @@ def others(a):
     print(f"{len(records)} records, {len(free)} outside the {len(excluded)} excluded; {a.count} drawn -> {a.out_dir}")
 
 
-def cell(a, network, precision, width, batch):
-    name = f"{Path(network).name}-{precision}-w{width}" + (f"-b{batch}" if batch else "")
+def cell(a, network, precision, width, batch, turns="given"):
+    name = (
+        f"{Path(network).name}-{precision}-w{width}"
+        + (f"-b{batch}" if batch else "")
+        + ("" if turns == "given" else f"-{turns}")
+    )
     out, stats = Path(a.work) / f"{name}.jsonl", Path(a.work) / f"{name}.stats.json"
     if not stats.exists():
         arrs = Path(a.work) / "arrangements.jsonl"
         cmd = MOVEORDER + [
             "infer-set", "--arrangements", str(arrs), "--out", str(out), "--table", str(out.with_suffix(".csv")),
             "--stats", str(stats), "--network", network, "--method", "beam", "--beam-width", str(width),
-            "--precision", precision, "--quiet",
+            "--precision", precision, "--orientations", turns, "--quiet",
         ] + (["--max-batch", str(batch)] if batch else [])  # fmt: skip
         env = {**os.environ, "OMP_NUM_THREADS": str(a.threads), "MKL_NUM_THREADS": str(a.threads)}
         subprocess.run(cmd, check=True, env=env)
@@ -70,6 +74,7 @@ def cell(a, network, precision, width, batch):
         "network": network,
         "precision": precision,
         "width": width,
+        "orientations": turns,
         "max_batch": batch or "default",
         "positions": len(rows),
         "exact": sum(r["exact_match"] for r in rows) / len(rows),
@@ -89,21 +94,23 @@ def table(a):
     arrs.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{a.arrangements}: {len(lines)} arrangements; {a.threads} torch threads a process")
     print(
-        "| network | precision | width | batch | exact | prefix | moves at their number | evaluations | s / position |"
+        "| network | precision | width | orientations | batch | exact | prefix | moves at their number "
+        "| evaluations | s / position |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     rows = []
     for network in a.network:
         for precision in a.precision:
             for width in a.width:
                 for batch in a.max_batch:
-                    r = cell(a, network, precision, width, batch)
-                    rows.append(r)
-                    print(
-                        f"| {network} | {precision} | {width} | {r['max_batch']} | {r['exact']:.0%} | "
-                        f"{r['prefix']:.2f} | {r['moves']:.2f} | {r['evaluations']:,.0f} | {r['seconds']:.2f} |",
-                        flush=True,
-                    )
+                    for turns in a.orientations:
+                        r = cell(a, network, precision, width, batch, turns)
+                        rows.append(r)
+                        print(
+                            f"| {network} | {precision} | {width} | {turns} | {r['max_batch']} | {r['exact']:.0%} | "
+                            f"{r['prefix']:.2f} | {r['moves']:.2f} | {r['evaluations']:,.0f} | {r['seconds']:.2f} |",
+                            flush=True,
+                        )
     if a.csv:
         import pandas as pd
 
@@ -151,6 +158,7 @@ def main():
     t.add_argument("--width", action="append", type=int, required=True)
     t.add_argument("--max-batch", action="append", type=int, default=None, help="0: infer-set's default")
     t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--orientations", action="append", choices=("given", "seats", "all"), default=None)
     t.add_argument("--work", required=True, help="folder of each cell's results (reused)")
     t.add_argument("--csv")
     i = sub.add_parser("infer", help="moveorder infer's wall time, end to end")
@@ -162,6 +170,7 @@ def main():
     if a.verb == "table":
         a.precision = a.precision or ["float32"]
         a.max_batch = a.max_batch or [0]
+        a.orientations = a.orientations or ["given"]
     {"others": others, "table": table, "infer": infer}[a.verb](a)
 
 

@@ -71,7 +71,11 @@ def infer(*args):
 
 
 @pytest.mark.parametrize(
-    "search", [("--method", "beam", "--beam-width", "8"), ("--iterations", "60", "--trials", "6", "--seed", "3")]
+    "search",
+    [
+        ("--method", "beam", "--beam-width", "8", "--orientations", "given"),
+        ("--method", "anneal", "--iterations", "60", "--trials", "6", "--seed", "3"),
+    ],
 )
 def test_each_alternative_replays_to_the_position_and_states_its_likelihood(tmp_path, capsys, search):
     pos = setup_position(tmp_path)
@@ -115,6 +119,33 @@ def test_each_alternative_replays_to_the_position_and_states_its_likelihood(tmp_
     assert "alternative 2: x" in capsys.readouterr().out
 
 
+def half_turn(point: str) -> str:
+    """An SGF point seen from the other player's seat: both axes mirrored."""
+    return LETTERS[18 - LETTERS.index(point[0])] + LETTERS[18 - LETTERS.index(point[1])]
+
+
+def test_the_board_from_both_seats_gives_one_answer_and_the_likelier_seats_likelihood(tmp_path):
+    """--orientations seats: the position and the same position turned half a turn get the same order,
+    turned; its stated LGM is the likelier of its two seats', each recomputed here move by move."""
+    answers = []
+    for name, stones in (("pos", STONES), ("turned", [half_turn(p) for p in STONES])):
+        pos, out = tmp_path / f"{name}.sgf", tmp_path / f"{name}-out.sgf"
+        ab = "".join(f"[{p}]" for p in sorted(stones[0::2]))
+        aw = "".join(f"[{p}]" for p in sorted(stones[1::2]))
+        pos.write_text(f"(;GM[1]FF[4]SZ[19]KM[6.5]AB{ab}AW{aw})")
+        assert infer(str(pos), "-o", str(out), "--beam-width", "8", "--orientations", "seats") == 0
+        game = sgf.Sgf_game.from_bytes(out.read_bytes())
+        moves = [to_sgf_point(n.get_move()[1]) for n in game.get_main_sequence()[1:]]
+        stated = float(re.search(r"LGM ([0-9.]+);", game.get_root().get("C")).group(1))
+        answers.append((moves, stated))
+    (moves, stated), (turned_moves, turned_stated) = answers
+    assert turned_moves == [half_turn(p) for p in moves] and turned_stated == stated
+    model = PolicyLikelihood.from_file(helpers.FIXTURE, device="cpu")
+    seats = [log_likelihood(model, moves), log_likelihood(model, [half_turn(p) for p in moves])]
+    assert stated == pytest.approx(math.exp(max(seats) / len(STONES)), abs=6e-5)
+    assert abs(seats[0] - seats[1]) > 1e-3  # the network tells the seats apart: the test can fail
+
+
 def test_more_alternatives_than_found_writes_what_was_found_and_says_so(tmp_path, capsys):
     pos = setup_position(tmp_path)
     out = tmp_path / "alt.sgf"
@@ -137,7 +168,16 @@ def test_alternatives_of_a_position_with_captures_replay_to_it_and_its_prisoners
     pos = tmp_path / "pos.sgf"
     pos.write_text(f"(;GM[1]FF[4]SZ[19]AB[{']['.join(want.black)}]AW[{']['.join(want.white)}])")
     out, one = tmp_path / "alt.sgf", tmp_path / "one.sgf"
-    search = ["--method", "beam", "--beam-width", "16", "--prisoners", *map(str, want.prisoners)]
+    search = [
+        "--method",
+        "beam",
+        "--beam-width",
+        "16",
+        "--orientations",
+        "given",
+        "--prisoners",
+        *map(str, want.prisoners),
+    ]
     assert infer(str(pos), "-o", str(one), *search) == 0
     assert infer(str(pos), "-o", str(out), "--alternatives", "3", *search) == 0
     game = sgf.Sgf_game.from_bytes(out.read_bytes())

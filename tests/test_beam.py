@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from moveorder.data.arrangements import clip
-from moveorder.go.coords import sgf_to_lz
+from moveorder.go.coords import lz_to_sgf, sgf_to_lz
 from moveorder.nets.likelihood import PositionEvaluator
 from moveorder.search import anneal as sa
 from moveorder.search import exact
@@ -122,3 +122,76 @@ def test_the_plain_beam_keeps_the_likeliest_prefixes(model, real_games):
         order, ll = reference_plain_beam(model, b, w, 4)
         assert found[0][0] == order and found[0][1] == pytest.approx(ll, abs=1e-9)
     assert beam_search(ev, pairs, width=4, future=1.0) != plain
+
+
+def turn_sgf(point: str, s: int) -> str:
+    """Symmetry ``s`` of the board on an SGF point, written out by hand: bit 4 swaps the axes, then
+    bit 1 mirrors the columns and bit 2 the rows (the 8 symmetries, the identity first)."""
+    col, row = ord(point[0]) - 97, ord(point[1]) - 97
+    if s & 4:
+        col, row = row, col
+    if s & 1:
+        col = 18 - col
+    if s & 2:
+        row = 18 - row
+    return chr(97 + col) + chr(97 + row)
+
+
+def test_searching_every_orientation_finds_the_likeliest_order_of_any(model, real_games):
+    """The exact solver over the 8 orientations against enumerating every order in every orientation,
+    each scored from scratch in that orientation; the order comes back in the given orientation."""
+    ev = PositionEvaluator(model)
+    gained = 0
+    for r in real_games[60:63]:
+        a = clip(r, 7, "pro")
+        orders = []
+        for pb in itertools.permutations(a.black):
+            for pw in itertools.permutations(a.white):
+                seq = [None] * 7
+                seq[0::2], seq[1::2] = pb, pw
+                orders.append(seq)
+        scored = []
+        for s in range(8):
+            turned = torch.tensor([sgf_to_lz([turn_sgf(p, s) for p in seq]) for seq in orders])
+            scored += zip(model.log_probs(turned).sum(1).tolist(), orders)
+        best = max(scored, key=lambda x: x[0])
+        pair = (sgf_to_lz(a.black), sgf_to_lz(a.white))
+        ((order, ll),) = beam_search(ev, [pair], width=None, orientations=range(8))[0]
+        ((_, given),) = beam_search(ev, [pair], width=None)[0]
+        assert ll == pytest.approx(best[0], abs=1e-9)
+        assert order == sgf_to_lz(best[1])  # the given orientation's points
+        gained += ll > given + 1e-9
+    assert gained >= 1  # this network is not symmetric: another orientation scores likelier for some
+
+
+def test_an_arrangement_and_its_turned_copy_get_the_same_order(model, real_games):
+    """With every orientation searched, turning the stones turns the answer and keeps its likelihood."""
+    ev = PositionEvaluator(model)
+    for r in real_games[70:73]:
+        a = clip(r, 14, "pro")
+        pair = (sgf_to_lz(a.black), sgf_to_lz(a.white))
+        for s in (3, 5):  # half a turn; the diagonal mirror and a mirror of the columns
+            turned = (sgf_to_lz([turn_sgf(p, s) for p in a.black]), sgf_to_lz([turn_sgf(p, s) for p in a.white]))
+            ((order, ll),) = beam_search(ev, [pair], width=8, future=1.0, orientations=range(8))[0]
+            ((t_order, t_ll),) = beam_search(ev, [turned], width=8, future=1.0, orientations=range(8))[0]
+            assert t_ll == pytest.approx(ll, abs=1e-9)
+            assert t_order == sgf_to_lz([turn_sgf(p, s) for p in lz_to_sgf(order)])
+
+
+@pytest.mark.parametrize("orientations", [[], [0, 0], [8]])
+def test_orientations_must_be_distinct_symmetries(model, orientations):
+    with pytest.raises(ValueError, match="distinct symmetries among 0..7"):
+        beam_search(PositionEvaluator(model), [([60], [])], width=2, orientations=orientations)
+
+
+def test_the_orientations_of_an_arrangement_share_one_beam(model, real_games):
+    """``width`` prefixes in all at each move number, whatever the orientations: after the 8 empty
+    boards (one a orientation), at most ``width`` positions a move are asked of the network."""
+    from moveorder.search.problem import counters
+
+    a = clip(real_games[75], 14, "pro")
+    pair = (sgf_to_lz(a.black), sgf_to_lz(a.white))
+    for turns, most in (((0,), 1 + 2 * 13), (range(8), 8 + 2 * 13)):
+        ev = PositionEvaluator(model, cache_size=0)
+        beam_search(ev, [pair], width=2, future=1.0, orientations=turns)
+        assert counters(ev)[0] <= most

@@ -896,3 +896,60 @@ def test_captured_placed_counts_the_actual_captures_the_inference_repeats():
     assert captured_placed(four, KO_THRICE) == pytest.approx(1 / 4)  # White's B18 twice, the game's once
     assert captured_placed(once, four) == 1.0
     assert captured_placed(KO_THRICE, four) == pytest.approx(1 / 3)  # B18 once of its twice; C18 is Black's
+
+
+def turn_point(k: int, s: int) -> int:
+    """Symmetry ``s`` of the board on a Leela Zero index, by hand (bit 4 swaps the axes, then bit 1
+    mirrors the columns and bit 2 the rows); the pass stays."""
+    if k == coords.PASS_INDEX:
+        return k
+    col, row = k % coords.SIZE, k // coords.SIZE
+    if s & 4:
+        col, row = row, col
+    if s & 1:
+        col = coords.SIZE - 1 - col
+    if s & 2:
+        row = coords.SIZE - 1 - row
+    return row * coords.SIZE + col
+
+
+@pytest.mark.parametrize("orientations, turns", [("seats", (0, 3)), ("all", range(8))])
+def test_a_position_with_captures_is_searched_in_each_orientation(shipped, orientations, turns):
+    """The capture search over several orientations of the board: its answer replays to the given
+    position on sgfmill's board, and is the likeliest of the orders found by searching each turned
+    position alone, turned back, with its likelihood as scored in the orientation it came from."""
+    problem = problem_of(sgf_moves(HAND_MADE["snapback"]))
+    ev = PositionEvaluator(shipped, cache_size=0)
+    cfg = dict(method="beam", beam_width=8, patience=0)
+    stats = prob.SearchStats()
+    (found,) = dispatch.run(ev, [problem], SearchConfig(**cfg, orientations=orientations), stats=stats, keep=3)
+    best = found.trials[0]
+    assert_answers(best.moves, problem)
+    alone = []
+    for s in turns:
+        turned = prob.Problem(
+            tuple(sorted(turn_point(k, s) for k in problem.black)),
+            tuple(sorted(turn_point(k, s) for k in problem.white)),
+            *problem.prisoners,
+        )
+        (r,) = dispatch.run(ev, [turned], SearchConfig(**cfg))
+        if r.trials:
+            moves = r.trials[0].moves
+            assert float(sequence_log_probs(shipped, moves).sum()) == pytest.approx(r.trials[0].log_likelihood)
+            back = [next(k for k in range(coords.MOVES) if turn_point(k, s) == m) for m in moves]
+            alone.append((r.trials[0].log_likelihood, back))
+    top = max(alone, key=lambda x: x[0])
+    assert best.log_likelihood == pytest.approx(top[0], abs=1e-9) and best.moves == top[1]
+    assert [ll for _, ll in found.orders] == sorted((ll for _, ll in found.orders), reverse=True)
+    assert len({tuple(m) for m, _ in found.orders}) == len(found.orders) >= 2  # distinct, turned back
+    for moves, _ in found.orders:
+        assert_answers(moves, problem)
+    assert stats.not_found == 0
+
+
+def test_a_position_no_sequence_reaches_is_proven_so_once_over_all_orientations(model):
+    problem = prob.Problem((coords.to_lz(coords.from_gtp("K10")), coords.to_lz(coords.from_gtp("Q16"))), (), 1, 0)
+    stats = prob.SearchStats()
+    cfg = SearchConfig(method="beam", beam_width=8, orientations="all")
+    (found,) = dispatch.run(PositionEvaluator(model), [problem], cfg, stats=stats)
+    assert found.trials == [] and stats.not_found == 1 and stats.unreachable == 1 and stats.backtracked == 8

@@ -34,6 +34,7 @@ SWEEP_SETTINGS = {
     "method": "inference.method",
     "beam_width": "inference.beam_width",
     "beam_future": "inference.beam_future",
+    "orientations": "inference.orientations",
     "init": "inference.init",
     "neighbour": "inference.neighbour",
     "iterations": "inference.iterations",

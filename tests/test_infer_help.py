@@ -60,7 +60,7 @@ def test_quality_presets_and_options_that_override_them():
     # The default preset is the fast ranked beam; the paper's annealing is one option away.
     assert S.DEFAULT_QUALITY == "fast"
     default = parsed()
-    assert (default.method, default.beam_width, default.beam_future) == ("beam", 32, 1.0)
+    assert (default.method, default.beam_width, default.beam_future, default.orientations) == ("beam", 32, 1.0, "seats")
     assert parsed("--quality", "fast") == default
     paper = parsed("--quality", "paper")
     assert paper == S.SearchConfig()
@@ -72,6 +72,11 @@ def test_quality_presets_and_options_that_override_them():
     assert parsed("--method", "anneal") == S.SearchConfig()
     assert parsed("--quality", "paper", "--method", "beam") == S.SearchConfig(method="beam")
     assert parsed("--beam-future", "0").beam_future == 0.0
+    assert parsed("--orientations", "all").orientations == "all"
+    assert parsed("--quality", "good").orientations == "seats"
+    # Only the beam turns the board: the paper's annealing searches it as given, and says so if asked.
+    with pytest.raises(ValueError, match="only the ranked beam"):
+        parsed("--method", "anneal", "--orientations", "seats")
     # Research options keep their meaning under every preset.
     assert parsed("--quality", "fast", "--trials", "3", "--seed", "7").trials == 3
 

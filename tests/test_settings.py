@@ -207,6 +207,10 @@ def test_a_beam_runs_folder_names_the_capture_search_and_no_annealing_setting():
     for key, value in (("patience", 0), ("beam_widen", 2), ("beam_passes", 3)):
         assert label(inference={**INFERENCE, key: value}) != label()
     assert label(run={**RUN, "beam_future": 0.5}) == "beam32f0.5-pat2-pass2-widen4"
+    # the orientations searched: named where other than the board as given (older folders keep their names)
+    assert label(run={**RUN, "orientations": "given"}) == label()
+    assert label(run={**RUN, "orientations": "seats"}) == "beam32f1-turnseats-pat2-pass2-widen4"
+    assert label(run={**RUN, "orientations": "all"}, captures=False) == "beam32f1-turnall"
 
 
 def test_an_annealing_runs_folder_names_every_annealing_setting_and_no_beam_setting():
@@ -215,7 +219,7 @@ def test_an_annealing_runs_folder_names_every_annealing_setting_and_no_beam_sett
     assert label(run20, n=20) == "anneal-greedy-mix-it5000-tr5-T1-0.1-geometric-seed7"  # the paper's 5,000 at 20
     assert label(run, n=40) == "anneal-greedy-mix-it20000-tr5-T1-0.1-geometric-seed7"
     assert label({**run, "iterations": 300}, n=40) == "anneal-greedy-mix-it300-tr5-T1-0.1-geometric-seed7"
-    assert label({**run, "beam_width": 7, "beam_future": 0.0}) == label(run)
+    assert label({**run, "beam_width": 7, "beam_future": 0.0, "orientations": "seats"}) == label(run)
     assert label(run, inference={**INFERENCE, "patience": 0, "beam_widen": 1}) == label(run)
     assert label(run, inference={**INFERENCE, "seed": 8}) != label(run)
     assert label({**run, "method": "beam+anneal", "init": "beam"}, n=40) == (

@@ -464,3 +464,14 @@ def test_a_per_length_table_without_a_configured_length_is_refused(tmp_path):
             "one value for every length (selection.lengths: 40, 60, 80)" in out
         ), out
         assert "Traceback" not in out and not (tmp_path / "data").exists() and not (tmp_path / "results").exists()
+
+
+def test_the_orientations_searched_reach_infer_set_and_name_the_run(tmp_path):
+    """inference.orientations: given (the paper's) leaves the command and folder as they were; seats
+    reaches infer-set's --orientations and the folder's name; the annealing never sees it."""
+    cmds = planned_with(tmp_path, inference={"method": "beam", "beam_width": 16, "orientations": "seats"})
+    infer = [c for c in cmds if c.startswith("moveorder infer-set")]
+    assert infer and all("--orientations seats" in c and "/beam16f1-turnseats/" in c for c in infer)
+    cmds = planned_with(tmp_path, inference={"method": "anneal", "orientations": "seats"})
+    infer = [c for c in cmds if c.startswith("moveorder infer-set")]
+    assert infer and not any("--orientations" in c or "turn" in c for c in infer)

@@ -34,4 +34,4 @@ search, katago, report), common (the registry of verbs, the option helpers, the 
 __main__ (``python -m moveorder.cli``).
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -77,7 +77,8 @@ def _per_length(n: int, table: Mapping) -> int:
 def run_identity(run: Mapping, n: int, inference: Mapping, policy: Mapping, captures: bool) -> Dict[str, object]:
     """The settings that change an inference run's result at ``n`` moves, and only those.
 
-    ``run``: the run's method and search settings (``method``, ``beam_width``, ``beam_future``, ``init``,
+    ``run``: the run's method and search settings (``method``, ``beam_width``, ``beam_future``,
+    ``orientations`` (the beam's; absent: ``given``), ``init``,
     ``neighbour``, ``iterations`` (None: ``inference.iterations``' for ``n``), ``trials``, ``t_start``,
     ``t_end``); ``inference`` and ``policy``: the config sections every run shares; ``captures``: whether the
     set may hold positions with captures (``selection.captures`` other than ``forbidden``), which the
@@ -92,6 +93,8 @@ def run_identity(run: Mapping, n: int, inference: Mapping, policy: Mapping, capt
             beam_width=for_length(n, run["beam_width"], "inference.beam_width"),
             beam_future=float(run["beam_future"]),
         )
+    if method == "beam" and run.get("orientations", "given") != "given":
+        ident["orientations"] = run["orientations"]
     if method == "beam" and captures:
         passes = for_length(n, inference["beam_passes"], "inference.beam_passes")
         ident.update(patience=int(inference["patience"]), beam_passes=passes)
@@ -121,7 +124,8 @@ def run_identity(run: Mapping, n: int, inference: Mapping, policy: Mapping, capt
 def run_label(ident: Mapping) -> str:
     """A run's folder name, read off its :func:`run_identity`: every setting in it, in a fixed order.
 
-    ``beam128f1`` (the ranked beam, width 128, future weight 1), ``beam32f1-pat0-pass2-widen4`` (the capture
+    ``beam128f1`` (the ranked beam, width 128, future weight 1), ``beam32f1-turnseats`` (the same over the board
+    as given and half a turn; ``turnall``: its 8 orientations), ``beam32f1-pat0-pass2-widen4`` (the capture
     search's settings; the widening only with more than one pass),
     ``anneal-greedy-mix-it5000-tr5-T1-0.1-geometric-seed0`` (the paper's annealing), ``beam128f1+anneal-mix-...``
     (annealing from the beam's orders); then ``-bfloat16``, ``-sym`` and
@@ -131,6 +135,8 @@ def run_label(ident: Mapping) -> str:
     parts = []
     if method in ("beam", "beam+anneal"):
         parts.append(f"beam{ident['beam_width']}f{ident['beam_future']:g}" + ("+anneal" if method != "beam" else ""))
+    if "orientations" in ident:
+        parts.append(f"turn{ident['orientations']}")
     if "patience" in ident:
         parts.append(f"pat{ident['patience']}-pass{ident['beam_passes']}")
     if "beam_widen" in ident:
@@ -183,6 +189,10 @@ class SearchConfig:
     #: Positions with captures: a pass after the first searches a problem no earlier pass found an order
     #: for with this many times ``beam_width`` (1: the same width); evaluations go only to those problems.
     beam_widen: int = 1
+    #: The ranked beam: ``given`` searches the board as it is; ``seats`` as it is and turned half a
+    #: turn (the board seen from either player's seat), ``all`` in each of its 8 orientations, in one
+    #: beam of ``beam_width``, and turns the likeliest order back (beam.py, "The board's orientation").
+    orientations: str = "given"
 
     def __post_init__(self):
         if self.neighbour not in NEIGHBOURS:
@@ -201,6 +211,13 @@ class SearchConfig:
             raise ValueError(f"beam_passes {self.beam_passes}: expected at least 1")
         if self.beam_widen < 1:
             raise ValueError(f"beam_widen {self.beam_widen}: expected at least 1")
+        if self.orientations not in ORIENTATIONS:
+            raise ValueError(f"orientations {self.orientations!r}: expected one of {ORIENTATIONS}")
+        if self.orientations != "given" and self.method != "beam":
+            raise ValueError(
+                f"orientations {self.orientations!r} with method {self.method!r}: only the ranked beam "
+                "(method beam) searches other orientations of the board"
+            )
         if self.patience < 0:
             raise ValueError(f"patience {self.patience}: expected 0 or more")
         if self.schedule not in SCHEDULES:
@@ -252,6 +269,8 @@ MAX_BATCH = 4096
 MAX_CACHE_SLOTS = 1 << 22
 #: The future weight of the beam's ranking; log-probabilities are of order 1 to 10.
 MAX_BEAM_FUTURE = 100.0
+#: ``SearchConfig.orientations``: the board as given, or all 8 of its orientations in one beam.
+ORIENTATIONS = ("given", "seats", "all")
 #: Temperatures of the annealing; they divide differences of costs of order 0.01 to 100.
 TEMPERATURES = (1e-6, 1e6)
 
@@ -262,16 +281,16 @@ TEMPERATURES = (1e-6, 1e6)
 #: "The one-position tool".
 QUALITIES: Dict[str, Tuple[str, Dict[str, object]]] = {
     "fast": (
-        "ranked beam search, width 32 (seconds)",
-        {"method": "beam", "beam_width": 32, "beam_future": 1.0},
+        "ranked beam, width 32, the board from both seats (seconds)",
+        {"method": "beam", "beam_width": 32, "beam_future": 1.0, "orientations": "seats"},
     ),
     "good": (
-        "ranked beam, width 128 (4x the work of fast)",
-        {"method": "beam", "beam_width": 128, "beam_future": 1.0},
+        "ranked beam, width 128, both seats (4x the work of fast)",
+        {"method": "beam", "beam_width": 128, "beam_future": 1.0, "orientations": "seats"},
     ),
     "paper": (
         "the paper's annealing, 5 trials of 5,000-20,000 iterations (hours on a CPU)",
-        {"method": "anneal"},
+        {"method": "anneal", "orientations": "given"},
     ),
 }
 #: The settings some preset sets: ``moveorder infer`` leaves their options at None unless given.
@@ -287,7 +306,10 @@ def quality_values(quality: str, values: Mapping[str, object]) -> Dict[str, obje
         raise ValueError(f"--quality {quality!r}: expected one of {', '.join(QUALITIES)}")
     given = {k: v for k, v in values.items() if not (k in QUALITY_SETTINGS and v is None)}
     defaults = {f.name: f.default for f in fields(SearchConfig) if f.name in QUALITY_SETTINGS}
-    return {**defaults, **QUALITIES[quality][1], **given}
+    out = {**defaults, **QUALITIES[quality][1], **given}
+    if out.get("method") != "beam" and "orientations" not in given:  # a preset's turns are the beam's
+        out["orientations"] = "given"
+    return out
 
 
 def quality_config(quality: str, values: Mapping[str, object]) -> "SearchConfig":

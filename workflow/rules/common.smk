@@ -179,10 +179,14 @@ RUN_NAME = "{network}/{label}"
 
 
 def method_args(ident):
-    """A run's identity -> infer-set's --method, --beam-width and --beam-future."""
+    """A run's identity -> infer-set's --method, --beam-width, --beam-future and --orientations."""
     if ident["method"] == "anneal":
         return "--method anneal"
-    return f"--method {ident['method']} --beam-width {ident['beam_width']} --beam-future {ident['beam_future']:g}"
+    turns = f" --orientations {ident['orientations']}" if "orientations" in ident else ""
+    return (
+        f"--method {ident['method']} --beam-width {ident['beam_width']} "
+        f"--beam-future {ident['beam_future']:g}{turns}"
+    )
 
 
 RUN_DIR = f"results/inferred/{RUN_NAME}"
@@ -208,6 +212,7 @@ def main_run(dataset=None, **overrides):
         "method": inf["method"],
         "beam_width": inf["beam_width"],
         "beam_future": inf["beam_future"],
+        "orientations": inf["orientations"],
         "init": inf["init"],
         "neighbour": inf["neighbour"],
         "trials": inf["trials"],

@@ -70,6 +70,14 @@ def _beam_options(parser: argparse.ArgumentParser, d: S.SearchConfig) -> None:
         help="weight of the estimate of the stones still to play when the beam ranks prefixes (each "
         "stone's best log-probability seen so far); 0: by likelihood alone (default: %(default)s)",
     )
+    parser.add_argument(
+        "--orientations",
+        choices=S.ORIENTATIONS,
+        default=d.orientations,
+        help="method beam: given = the board as it is; seats = also turned half a turn (the board seen "
+        "from either player's seat: a network learns where its games' records put the first move); "
+        "all = its 8 orientations; one beam over them all, the order turned back (default: %(default)s)",
+    )
     whole(
         parser,
         "--patience",
@@ -330,7 +338,9 @@ def _player_options(parser: argparse.ArgumentParser) -> None:
         default=S.DEFAULT_QUALITY,
         help="; ".join(f"{name}: {text}" for name, (text, _) in S.QUALITIES.items()),
     )
-    research = parser.add_argument_group("research options (--quality sets --method, --beam-width, --beam-future)")
+    research = parser.add_argument_group(
+        "research options (--quality sets --method, --beam-width, --beam-future, --orientations)"
+    )
     known = {a.dest for a in parser._actions}
     _search_options(parser)
     for action in parser._actions:

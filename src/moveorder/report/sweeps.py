@@ -25,6 +25,7 @@ AXES = (
     "method",
     "beam_width",
     "beam_future",
+    "orientations",
     "init",
     "neighbour",
     "iterations",

@@ -211,6 +211,7 @@ def search(
     keep: int = 1,
     orders: Optional[List[List[Tuple[List[int], float]]]] = None,
     progress=None,
+    proven: Optional[List[bool]] = None,
 ) -> List[Optional[Tuple[List[int], float]]]:
     """The best sequence found for each problem and its log-likelihood, or None where none was found.
 
@@ -230,7 +231,8 @@ def search(
     None is); each pass keeps up to ``min(keep, width)`` complete sequences at
     its last move, which leaves every pass's best, and so the answer, as with
     ``keep`` 1.  ``progress``: anything with ``update(k)`` (a tqdm bar), told
-    of the network evaluations spent, out of :func:`evaluation_budget`'s.
+    of the network evaluations spent, out of :func:`evaluation_budget`'s.  ``proven`` (a list): set
+    to whether backtracking proved, problem by problem, that no sequence exists.
     """
     if beam_passes < 1:
         raise ValueError(f"beam_passes {beam_passes}: expected at least 1")
@@ -261,9 +263,12 @@ def search(
                 again[a] = r[:1]
                 pool[a].extend(r)
         found = [_likelier(r, a[0] if a else None) for r, a in zip(found, again)]
+    exhausted = [False] * len(problems)
     for k, r in enumerate(found):
         if r is None and patience >= 1:
-            found[k] = _backtrack_counted(likelihood, problems[k], width, future, patience, stats, meter)
+            found[k], exhausted[k] = _backtrack_counted(likelihood, problems[k], width, future, patience, stats, meter)
+    if proven is not None:
+        proven[:] = exhausted
     if stats is not None:
         stats.not_found += sum(r is None for r in found)
     if orders is not None:
@@ -291,14 +296,15 @@ def _pass_groups(plans, searched: List[set], width: int, beam_widen: int) -> Lis
 
 
 def _backtrack_counted(likelihood, problem: Problem, width, future, patience, stats, meter):
-    """:func:`backtrack` with ``patience`` times one pass's evaluations, its work added to ``stats``."""
+    """:func:`backtrack` with ``patience`` times one pass's evaluations, its work added to ``stats``:
+    the sequence found or None, and whether the search proved that none exists."""
     before = likelihood_counters(likelihood)
     found, exhausted = backtrack(likelihood, problem, width, future, patience * width * problem.moves, stats, meter)
     if stats is not None:
         stats.backtracked += 1
         stats.unreachable += exhausted
         stats.add_likelihood(likelihood, before)
-    return found
+    return found, exhausted
 
 
 def evaluation_budget(problems: Sequence[Problem], width: int, beam_passes: int, beam_widen: int, patience: int) -> int:

@@ -26,7 +26,10 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
+import torch
+
 from moveorder.nets.likelihood import PositionEvaluator
+from moveorder.nets.networks import SYMMETRY_MAPS
 from moveorder.search import captures
 from moveorder.search.anneal import anneal, distinct_orders
 from moveorder.search.beam import beam_search
@@ -68,7 +71,8 @@ def steps(cfg: SearchConfig, problems: Sequence[Problem]) -> int:
     cfg = cfg.for_length(problems[0].moves)
     if any(p.capture_free for p in problems):
         return cfg.iterations
-    return captures.evaluation_budget(problems, cfg.beam_width, cfg.beam_passes, cfg.beam_widen, cfg.patience)
+    budget = captures.evaluation_budget(problems, cfg.beam_width, cfg.beam_passes, cfg.beam_widen, cfg.patience)
+    return budget * len(turns(cfg))
 
 
 def run(
@@ -109,29 +113,77 @@ def run(
         for k, f in zip(plain, found):
             out[k] = f
     if with_captures:
-        orders: list = []
-        best = captures.search(
-            evaluator.likelihood,
-            [problems[k] for k in with_captures],
-            cfg.beam_width,
-            cfg.beam_future,
-            cfg.patience,
-            stats=stats,
-            beam_passes=cfg.beam_passes,
-            beam_widen=cfg.beam_widen,
-            keep=keep,
-            orders=orders,
-            progress=None if plain else progress,  # a batch with capture-free problems counts iterations
-        )
-        for k, b, o in zip(with_captures, best, orders):
-            out[k] = Found([] if b is None else [Order(b[0], b[1])], o)
+        for k, f in zip(
+            with_captures,
+            _captures(
+                evaluator, [problems[k] for k in with_captures], cfg, stats, progress if not plain else None, keep
+            ),
+        ):
+            out[k] = f
+    return out
+
+
+#: The board's symmetries (:data:`moveorder.nets.networks.SYMMETRY_MAPS`) each ``orientations``
+#: setting searches: 3 is half a turn (both axes mirrored).
+TURNS = {"given": (0,), "seats": (0, 3), "all": tuple(range(8))}
+
+
+def turns(cfg: SearchConfig) -> Tuple[int, ...]:
+    """The board's symmetries a search looks at (``cfg.orientations``)."""
+    return TURNS[cfg.orientations]
+
+
+def turned(problem: Problem, s: int) -> Problem:
+    """``problem`` with every stone moved by symmetry ``s`` (0..7) of the board."""
+    m = SYMMETRY_MAPS[s]
+    return Problem(
+        tuple(sorted(int(m[k]) for k in problem.black)),
+        tuple(sorted(int(m[k]) for k in problem.white)),
+        problem.prisoners_black,
+        problem.prisoners_white,
+    )
+
+
+def _captures(evaluator, problems: Sequence[Problem], cfg: SearchConfig, stats, progress, keep: int) -> List[Found]:
+    """The capture search; with ``orientations`` all, of each problem in its 8 orientations at once
+    (one batch of 8 times the problems, 8 times the evaluations), the likeliest order turned back."""
+    sym = turns(cfg)
+    orders: list = []
+    proven: list = []
+    inner = SearchStats()
+    captures.search(
+        evaluator.likelihood,
+        [turned(p, s) for p in problems for s in sym],
+        cfg.beam_width,
+        cfg.beam_future,
+        cfg.patience,
+        stats=inner,
+        proven=proven,
+        beam_passes=cfg.beam_passes,
+        beam_widen=cfg.beam_widen,
+        keep=keep,
+        orders=orders,
+        progress=progress,
+    )
+    back = [torch.argsort(SYMMETRY_MAPS[s]).tolist() for s in sym]
+    out = []
+    for a in range(len(problems)):
+        found = [([back[j][m] for m in seq], ll) for j in range(len(sym)) for seq, ll in orders[a * len(sym) + j]]
+        # The likeliest first; ties to the earlier orientation (the given one first).
+        ranked = [Order(seq, ll) for seq, ll in sorted(found, key=lambda o: -o[1])]
+        out.append(Found(ranked[:1], distinct_orders(ranked, keep)))
+    # Found and proven counted a position, not an orientation: a proof in one orientation holds in all.
+    inner.not_found = sum(not f.trials for f in out)
+    inner.unreachable = sum(any(proven[a * len(sym) : (a + 1) * len(sym)]) for a in range(len(problems)))
+    if stats is not None:
+        stats.add(inner)
     return out
 
 
 def _beam(evaluator, pairs, cfg: SearchConfig, stats, progress, keep: int) -> List[Found]:
     """The ranked beam alone: each arrangement's ``keep`` likeliest complete orders, its best the one trial."""
     t0, before = time.perf_counter(), counters(evaluator)
-    found = beam_search(evaluator, pairs, cfg.beam_width, keep=keep, future=cfg.beam_future)
+    found = beam_search(evaluator, pairs, cfg.beam_width, keep=keep, future=cfg.beam_future, orientations=turns(cfg))
     if stats is not None:
         stats.seconds += time.perf_counter() - t0
         stats.add_evaluator(evaluator, before)

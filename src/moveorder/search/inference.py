@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
@@ -25,7 +26,7 @@ from moveorder.data.position import check_length, check_output, read_position
 from moveorder.go import coords
 from moveorder.nets.likelihood import PositionEvaluator
 from moveorder.search.boards import sequence_log_probs
-from moveorder.search.dispatch import refuse, run, steps
+from moveorder.search.dispatch import refuse, run, steps, turns
 from moveorder.search.plans import captured_placed
 from moveorder.search.problem import (
     Order,
@@ -86,7 +87,7 @@ def infer_arrangements(
     problems = [problem_of_arrangement(a) for a in arrs]
     names = [f"{a.source} ({a.id})" for a in arrs]
     found = run(evaluator, problems, cfg, indices, stats, progress, names=names)
-    actual_ll = _actual_log_likelihoods(evaluator, arrs)
+    actual_ll = _actual_log_likelihoods(evaluator, arrs, turns(cfg))
     precision = evaluator.likelihood.precision
     out = []
     for a, f, all_ll in zip(arrs, found, actual_ll):
@@ -116,20 +117,28 @@ def infer_arrangements(
     return out
 
 
-def _actual_log_likelihoods(evaluator: PositionEvaluator, arrs: Sequence[Arrangement]) -> List[float]:
+def _actual_log_likelihoods(
+    evaluator: PositionEvaluator, arrs: Sequence[Arrangement], orientations: Sequence[int] = (0,)
+) -> List[float]:
     """Each arrangement's actual sequence's log-likelihood: capture-free ones batched on the
-    evaluator, those with captures replayed on the board."""
+    evaluator, those with captures replayed on the board; where the search looks at several
+    ``orientations`` of the board, the likeliest of them, as the search scores its orders."""
     import torch
 
-    out = [0.0] * len(arrs)
+    from moveorder.nets.networks import SYMMETRY_MAPS
+
+    out = [-math.inf] * len(arrs)
     plain = [k for k, a in enumerate(arrs) if not any(a.prisoners)]
-    if plain:
-        actual = torch.tensor([coords.sgf_to_lz(arrs[k].actual) for k in plain], dtype=torch.long)
-        for k, ll in zip(plain, evaluator.sequence_log_probs(actual).sum(1).cpu().tolist()):
-            out[k] = float(ll)
-    for k, a in enumerate(arrs):
-        if any(a.prisoners):
-            out[k] = float(sequence_log_probs(evaluator.likelihood, coords.sgf_to_lz(a.actual)).sum())
+    for s in orientations:
+        turn = SYMMETRY_MAPS[s]
+        if plain:
+            actual = turn[torch.tensor([coords.sgf_to_lz(arrs[k].actual) for k in plain], dtype=torch.long)]
+            for k, ll in zip(plain, evaluator.sequence_log_probs(actual).sum(1).cpu().tolist()):
+                out[k] = max(out[k], float(ll))
+        for k, a in enumerate(arrs):
+            if any(a.prisoners):
+                moves = turn[torch.tensor(coords.sgf_to_lz(a.actual), dtype=torch.long)].tolist()
+                out[k] = max(out[k], float(sequence_log_probs(evaluator.likelihood, moves).sum()))
     return out
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Dict, List, Sequence, Tuple
 
 from moveorder.go import board as goboard
@@ -200,6 +200,11 @@ class SearchStats:
     children: int = 0  # the capture search: children built
     pruned: int = 0  # of which pruned (illegal, or unable to reach the position)
     backtracked: int = 0  # problems the capture beam found nothing for, searched again by backtracking
+
+    def add(self, other: "SearchStats") -> None:
+        """Add every counter of ``other``."""
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     def add_evaluator(self, evaluator, before: Tuple = (0, 0, 0, 0.0)) -> None:
         """Add what ``evaluator`` did since its :func:`counters` were ``before``."""

@@ -126,9 +126,10 @@ def describe(network: str, cfg: SearchConfig, precision: str) -> str:
         if cfg.beam_passes > 1:
             wider = f", {cfg.beam_widen}x wider where none found yet" if cfg.beam_widen > 1 else ""
             passes = f", {cfg.beam_passes} passes{wider} (positions with captures)"
+        turns = {"given": "", "seats": ", the board as given and half a turn", "all": ", the board's 8 orientations"}
         return (
-            f"network {network}; beam search, width {cfg.beam_width}, future weight {cfg.beam_future:g}{passes}; "
-            f"precision {precision}"
+            f"network {network}; beam search, width {cfg.beam_width}, future weight {cfg.beam_future:g}{passes}"
+            f"{turns[cfg.orientations]}; precision {precision}"
         )
     beam = f"beam width {cfg.beam_width}, future weight {cfg.beam_future:g}, " if cfg.init == "beam" else ""
     return (
