@@ -182,7 +182,9 @@ def method_args(ident):
     """A run's identity -> infer-set's --method, --beam-width, --beam-future and --orientations."""
     if ident["method"] == "anneal":
         return "--method anneal"
-    turns = f" --orientations {ident['orientations']}" if "orientations" in ident else ""
+    turns = (
+        f" --orientations {ident['orientations']}" if "orientations" in ident else ""
+    )
     return (
         f"--method {ident['method']} --beam-width {ident['beam_width']} "
         f"--beam-future {ident['beam_future']:g}{turns}"
