@@ -212,7 +212,7 @@ class SearchConfig:
         if self.beam_widen < 1:
             raise ValueError(f"beam_widen {self.beam_widen}: expected at least 1")
         if self.orientations not in ORIENTATIONS:
-            raise ValueError(f"orientations {self.orientations!r}: expected one of {ORIENTATIONS}")
+            raise ValueError(f"orientations {self.orientations!r}: expected one of {tuple(ORIENTATIONS)}")
         if self.orientations != "given" and self.method != "beam":
             raise ValueError(
                 f"orientations {self.orientations!r} with method {self.method!r}: only the ranked beam "
@@ -269,8 +269,9 @@ MAX_BATCH = 4096
 MAX_CACHE_SLOTS = 1 << 22
 #: The future weight of the beam's ranking; log-probabilities are of order 1 to 10.
 MAX_BEAM_FUTURE = 100.0
-#: ``SearchConfig.orientations``: the board as given, or all 8 of its orientations in one beam.
-ORIENTATIONS = ("given", "seats", "all")
+#: ``SearchConfig.orientations`` -> the board's symmetries it searches (``moveorder.nets.networks.
+#: SYMMETRY_MAPS``: 0 the board as given, 3 half a turn, both axes mirrored).
+ORIENTATIONS: Dict[str, Tuple[int, ...]] = {"given": (0,), "seats": (0, 3), "all": tuple(range(8))}
 #: Temperatures of the annealing; they divide differences of costs of order 0.01 to 100.
 TEMPERATURES = (1e-6, 1e6)
 

@@ -72,7 +72,7 @@ def _beam_options(parser: argparse.ArgumentParser, d: S.SearchConfig) -> None:
     )
     parser.add_argument(
         "--orientations",
-        choices=S.ORIENTATIONS,
+        choices=tuple(S.ORIENTATIONS),
         default=d.orientations,
         help="method beam: given = the board as it is; seats = also turned half a turn (the board seen "
         "from either player's seat: a network learns where its games' records put the first move); "

@@ -25,7 +25,7 @@ import gzip
 import io
 import zipfile
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import torch
 from torch import nn
@@ -268,6 +268,15 @@ def _index_map(s: int) -> torch.Tensor:
 
 
 SYMMETRY_MAPS = [_index_map(s) for s in range(8)]
+#: ``INVERSE_MAPS[s][k]``: the point symmetry ``s`` moves to ``k`` (each map's inverse).
+INVERSE_MAPS = [torch.argsort(m) for m in SYMMETRY_MAPS]
+
+
+def turn_points(points: Sequence[int], s: int, back: bool = False) -> List[int]:
+    """Leela Zero indices moved by symmetry ``s`` of the board (``back``: by its inverse); a pass stays."""
+    return (INVERSE_MAPS if back else SYMMETRY_MAPS)[s][list(points)].tolist()
+
+
 _MAPS_ON: Dict[torch.device, List[torch.Tensor]] = {torch.device("cpu"): SYMMETRY_MAPS}
 
 
@@ -332,5 +341,7 @@ __all__ = [
     "FusedPolicy",
     "symmetry_planes",
     "SYMMETRY_MAPS",
+    "INVERSE_MAPS",
+    "turn_points",
     "parameter_count",
 ]

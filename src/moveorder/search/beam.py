@@ -63,7 +63,7 @@ import torch
 from moveorder.go.coords import MOVES
 from moveorder.nets.features import PAD
 from moveorder.nets.likelihood import InputHasher, PositionEvaluator, log
-from moveorder.nets.networks import SYMMETRY_MAPS
+from moveorder.nets.networks import turn_points
 
 
 def stone_tensors(arrangements: Sequence[Tuple[Sequence[int], Sequence[int]]], device):
@@ -93,7 +93,7 @@ def beam_search(
     ``width``: prefixes kept per arrangement and move number (None: all, the exact solver).
     ``future``: weight of the estimate of the stones still to play in ranking prefixes (module
     docstring; 0: rank by log-likelihood alone).  ``orientations``: the board's symmetries
-    (0..7, :data:`moveorder.nets.networks.SYMMETRY_MAPS`; 0 the given one) in which each
+    (0..7, :func:`moveorder.nets.networks.turn_points`; 0 the given one) in which each
     arrangement is searched, all in one beam of ``width`` (module docstring, "The board's
     orientation"); orders come back in the given orientation.  Ties go to the first in
     enumeration order (orientations in the given order, stones in index order), so results are
@@ -104,11 +104,7 @@ def beam_search(
     orientations = list(orientations)
     if not orientations or len(set(orientations)) != len(orientations) or not set(orientations) <= set(range(8)):
         raise ValueError(f"orientations {orientations}: expected distinct symmetries among 0..7")
-    turned = [
-        (SYMMETRY_MAPS[s][list(b)].tolist(), SYMMETRY_MAPS[s][list(w)].tolist())
-        for b, w in arrangements
-        for s in orientations
-    ]
+    turned = [(turn_points(b, s), turn_points(w, s)) for b, w in arrangements for s in orientations]
     # Every orientation of one arrangement is one group: the width and ``keep`` apply to the group.
     group_of = torch.arange(len(arrangements), device=device).repeat_interleave(len(orientations))
     black, white = stone_tensors(turned, device)
@@ -136,11 +132,9 @@ def beam_search(
             seqs, ll, owner = seqs[rows], ll[rows], owner[rows]
     rows = _best(ll, group_of[owner], keep)
     seqs, ll, owner = seqs[rows], ll[rows], owner[rows]
-    back = [torch.argsort(SYMMETRY_MAPS[s]).tolist() for s in orientations]  # each orientation's inverse
     out: List[List[Tuple[List[int], float]]] = [[] for _ in range(len(arrangements))]
     for seq, v, a in zip(seqs.cpu().tolist(), ll.cpu().tolist(), owner.cpu().tolist()):
-        inverse = back[a % len(orientations)]
-        out[a // len(orientations)].append(([inverse[m] for m in seq], v))
+        out[a // len(orientations)].append((turn_points(seq, orientations[a % len(orientations)], back=True), v))
     return out
 
 

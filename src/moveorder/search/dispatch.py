@@ -26,15 +26,13 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-import torch
-
 from moveorder.nets.likelihood import PositionEvaluator
-from moveorder.nets.networks import SYMMETRY_MAPS
+from moveorder.nets.networks import turn_points
 from moveorder.search import captures
 from moveorder.search.anneal import anneal, distinct_orders
 from moveorder.search.beam import beam_search
 from moveorder.search.problem import Order, Problem, SearchStats, counters
-from moveorder.settings import SearchConfig
+from moveorder.settings import ORIENTATIONS, SearchConfig
 
 #: The methods that order a position with captures.
 CAPTURE_METHODS = ("beam",)
@@ -113,40 +111,29 @@ def run(
         for k, f in zip(plain, found):
             out[k] = f
     if with_captures:
-        for k, f in zip(
-            with_captures,
-            _captures(
-                evaluator, [problems[k] for k in with_captures], cfg, stats, progress if not plain else None, keep
-            ),
-        ):
+        # a batch with capture-free problems counts iterations, not the capture search's evaluations
+        found = _captures(
+            evaluator, [problems[k] for k in with_captures], cfg, stats, None if plain else progress, keep
+        )
+        for k, f in zip(with_captures, found):
             out[k] = f
     return out
 
 
-#: The board's symmetries (:data:`moveorder.nets.networks.SYMMETRY_MAPS`) each ``orientations``
-#: setting searches: 3 is half a turn (both axes mirrored).
-TURNS = {"given": (0,), "seats": (0, 3), "all": tuple(range(8))}
-
-
 def turns(cfg: SearchConfig) -> Tuple[int, ...]:
-    """The board's symmetries a search looks at (``cfg.orientations``)."""
-    return TURNS[cfg.orientations]
+    """The board's symmetries a search looks at (``cfg.orientations``, :data:`moveorder.settings.ORIENTATIONS`)."""
+    return ORIENTATIONS[cfg.orientations]
 
 
 def turned(problem: Problem, s: int) -> Problem:
     """``problem`` with every stone moved by symmetry ``s`` (0..7) of the board."""
-    m = SYMMETRY_MAPS[s]
-    return Problem(
-        tuple(sorted(int(m[k]) for k in problem.black)),
-        tuple(sorted(int(m[k]) for k in problem.white)),
-        problem.prisoners_black,
-        problem.prisoners_white,
-    )
+    black, white = turn_points(problem.black, s), turn_points(problem.white, s)
+    return Problem(tuple(sorted(black)), tuple(sorted(white)), problem.prisoners_black, problem.prisoners_white)
 
 
 def _captures(evaluator, problems: Sequence[Problem], cfg: SearchConfig, stats, progress, keep: int) -> List[Found]:
-    """The capture search; with ``orientations`` all, of each problem in its 8 orientations at once
-    (one batch of 8 times the problems, 8 times the evaluations), the likeliest order turned back."""
+    """The capture search of each problem in each of its orientations (:func:`turns`) at once (one
+    batch of that many times the problems and the evaluations), the likeliest order turned back."""
     sym = turns(cfg)
     orders: list = []
     proven: list = []
@@ -165,10 +152,11 @@ def _captures(evaluator, problems: Sequence[Problem], cfg: SearchConfig, stats, 
         orders=orders,
         progress=progress,
     )
-    back = [torch.argsort(SYMMETRY_MAPS[s]).tolist() for s in sym]
     out = []
     for a in range(len(problems)):
-        found = [([back[j][m] for m in seq], ll) for j in range(len(sym)) for seq, ll in orders[a * len(sym) + j]]
+        found = [
+            (turn_points(seq, s, back=True), ll) for j, s in enumerate(sym) for seq, ll in orders[a * len(sym) + j]
+        ]
         # The likeliest first; ties to the earlier orientation (the given one first).
         ranked = [Order(seq, ll) for seq, ll in sorted(found, key=lambda o: -o[1])]
         out.append(Found(ranked[:1], distinct_orders(ranked, keep)))

@@ -125,20 +125,20 @@ def _actual_log_likelihoods(
     ``orientations`` of the board, the likeliest of them, as the search scores its orders."""
     import torch
 
-    from moveorder.nets.networks import SYMMETRY_MAPS
+    from moveorder.nets.networks import turn_points
 
+    actual = [coords.sgf_to_lz(a.actual) for a in arrs]
     out = [-math.inf] * len(arrs)
     plain = [k for k, a in enumerate(arrs) if not any(a.prisoners)]
     for s in orientations:
-        turn = SYMMETRY_MAPS[s]
         if plain:
-            actual = turn[torch.tensor([coords.sgf_to_lz(arrs[k].actual) for k in plain], dtype=torch.long)]
-            for k, ll in zip(plain, evaluator.sequence_log_probs(actual).sum(1).cpu().tolist()):
+            turned = torch.tensor([turn_points(actual[k], s) for k in plain], dtype=torch.long)
+            for k, ll in zip(plain, evaluator.sequence_log_probs(turned).sum(1).cpu().tolist()):
                 out[k] = max(out[k], float(ll))
         for k, a in enumerate(arrs):
             if any(a.prisoners):
-                moves = turn[torch.tensor(coords.sgf_to_lz(a.actual), dtype=torch.long)].tolist()
-                out[k] = max(out[k], float(sequence_log_probs(evaluator.likelihood, moves).sum()))
+                ll = sequence_log_probs(evaluator.likelihood, turn_points(actual[k], s)).sum()
+                out[k] = max(out[k], float(ll))
     return out
 
 
