@@ -34,6 +34,7 @@ import numpy as np
 
 from moveorder.data.arrangements import clip, dedupe, load_arrangements, write_jsonl
 from moveorder.data.records import load_records
+from moveorder.settings import ORIENTATIONS
 
 MOVEORDER = [sys.executable, "-m", "moveorder"]
 
@@ -158,7 +159,7 @@ def main():
     t.add_argument("--width", action="append", type=int, required=True)
     t.add_argument("--max-batch", action="append", type=int, default=None, help="0: infer-set's default")
     t.add_argument("--threads", type=int, default=2)
-    t.add_argument("--orientations", action="append", choices=("given", "seats", "all"), default=None)
+    t.add_argument("--orientations", action="append", choices=tuple(ORIENTATIONS), default=None)
     t.add_argument("--work", required=True, help="folder of each cell's results (reused)")
     t.add_argument("--csv")
     i = sub.add_parser("infer", help="moveorder infer's wall time, end to end")
