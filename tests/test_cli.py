@@ -25,6 +25,7 @@ VERBS = [
     "analyse-actual",
     "report",
     "sweep-summary",
+    "serve",
 ]
 
 

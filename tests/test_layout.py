@@ -15,7 +15,7 @@ from helpers import REPO
 SRC = REPO / "src" / "moveorder"
 
 #: The layers, lowest first: a module may import its own layer and those before it.
-LAYERS = ("settings", "go", "data", "nets", "search", "katago", "report", "cli")
+LAYERS = ("settings", "go", "data", "nets", "search", "katago", "report", "serve", "cli")
 
 
 def module_name(path: Path) -> str:

@@ -26,11 +26,14 @@ katago/   install, engine, loss, scoring: the judge        scoring.smk          
 report/   metrics, plots, summary, sweeps, cross_level,   figures.smk, sweeps.smk, report, sweep-summary,
           diagram, answer: figures, tables, the board      networks.smk             cross-level, infer
           of an order and the player's answer
+serve/    jobs, runs, app (and static/, the page's         -                        serve
+          files): the page over the one-position tool
+          and a results folder
 ========  ===============================================  =======================  ======================
 
 Beside them: :mod:`moveorder.settings` (every default; imported by every stage, imports none) and
 ``cli/`` (parses and dispatches, nothing else; imports every stage): one module per stage (data, nets,
-search, katago, report), common (the registry of verbs, the option helpers, the help formatter), and
+search, katago, report, serve), common (the registry of verbs, the option helpers, the help formatter), and
 __main__ (``python -m moveorder.cli``).
 """
 

@@ -274,6 +274,12 @@ MAX_BEAM_FUTURE = 100.0
 ORIENTATIONS: Dict[str, Tuple[int, ...]] = {"given": (0,), "seats": (0, 3), "all": tuple(range(8))}
 #: Temperatures of the annealing; they divide differences of costs of order 0.01 to 100.
 TEMPERATURES = (1e-6, 1e6)
+#: The largest SGF file it reads, in bytes (and the page's largest SGF): one game record, comments and
+#: variations included, takes kilobytes; a file past this is no one position.
+MAX_SGF_BYTES = 1_000_000
+#: The most orders ``--alternatives`` lists: each is an SGF variation of the answer, and the beam keeps
+#: at most its width of complete orders.
+MAX_ALTERNATIVES = 100
 
 
 #: ``moveorder infer --quality``: the one-position tool's speed/quality presets, each a description
@@ -329,6 +335,21 @@ PLAYER_PRECISION = "auto"
 PLAYER_CPU_BATCH = 16
 #: Slots of the evaluator's position cache (each holds one distribution, 1.4 kB): 185 MB.
 CACHE_SLOTS = 1 << 17
+
+
+# --- the page (moveorder serve) ------------------------------------------------------------------------
+
+#: Where it listens: this machine only, unless told otherwise (--host).
+SERVE_HOST = "127.0.0.1"
+SERVE_PORT = 8321
+#: The largest request it reads, in bytes: an SGF of the largest size the command line reads, and its options.
+SERVE_MAX_REQUEST = MAX_SGF_BYTES + 64_000
+#: Searches that may wait behind the one running; one more is refused until one finishes.
+SERVE_QUEUE = 8
+#: Finished searches whose answers (and files) are kept; older ones are forgotten.
+SERVE_KEEP = 32
+#: Seconds without the page asking about a search before it is stopped (the page asks twice a second).
+SERVE_ABANDONED = 30.0
 
 
 #: The network every verb uses when none is named: shipped with the package (moveorder.nets.shipped).

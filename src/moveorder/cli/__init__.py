@@ -15,14 +15,14 @@ import argparse
 import logging
 import sys
 
-from moveorder.cli import data, katago, nets, report, search
+from moveorder.cli import data, katago, nets, report, search, serve
 from moveorder.cli.common import HelpFormatter, registered
 
 log = logging.getLogger("moveorder")
 
 #: Every verb (its modules register them on import): name -> (help, options, command), in the order of
 #: ``moveorder --help``: the stages' order, then each module's.
-VERBS = registered([data, nets, search, katago, report])
+VERBS = registered([data, nets, search, katago, report, serve])
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 from pathlib import Path
+from typing import List, Tuple
 
 from moveorder import settings as S
 from moveorder.cli.common import (
@@ -222,6 +223,11 @@ def _check_infer_options(args: argparse.Namespace, cfg: argparse.Namespace) -> N
         raise ValueError(
             f"--t-start {args.t_start:g} is below --t-end {args.t_end:g}: the temperature falls from start to end"
         )
+    if args.alternatives > S.MAX_ALTERNATIVES:
+        raise ValueError(
+            f"--alternatives {args.alternatives}: must be from 1 to {S.MAX_ALTERNATIVES} (each is a variation of "
+            "the answer; the beam keeps at most its width of complete orders)"
+        )
     if args.prisoners is not None and max(args.prisoners) > S.MAX_MOVES:
         raise ValueError(
             f"--prisoners {args.prisoners[0]} {args.prisoners[1]}: each count must be at most {S.MAX_MOVES}: every "
@@ -372,6 +378,25 @@ def _player_likelihood(args: argparse.Namespace) -> None:
         args.precision = "bfloat16" if native_bfloat16(device) else "float32"
     if args.max_batch is None and device.type == "cpu":
         args.max_batch = S.PLAYER_CPU_BATCH
+
+
+class _Refusing(argparse.ArgumentParser):
+    """A parser whose errors are ValueErrors (the page shows them), not an exit."""
+
+    def error(self, message: str):
+        raise ValueError(message)
+
+
+def infer_request(argv: List[str]) -> Tuple[argparse.Namespace, S.SearchConfig]:
+    """``moveorder infer ARGV`` parsed and checked as the command line does, up to the search: the
+    options, the search settings and the network's arithmetic (the page's requests come through it,
+    so that the same input meets the same refusals, word for word).  ValueError for a refusal."""
+    parser = _Refusing(prog="moveorder infer", add_help=False)
+    _infer_options(parser)
+    args = parser.parse_args(argv)
+    cfg = _infer_config(args)
+    _player_likelihood(args)
+    return args, cfg
 
 
 @verb("infer", "infer how one position was played: SGF in, ordered SGF out", _infer_options)

@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from moveorder.data.records import RecordError, read_sgf, setup_points
 from moveorder.go import board as goboard
 from moveorder.go import coords
-from moveorder.settings import MAX_MOVES
+from moveorder.settings import MAX_MOVES, MAX_SGF_BYTES
 
 
 @dataclass
@@ -61,6 +61,12 @@ def read_position(path: Path, moves: Optional[int] = None, prisoners: Optional[S
     if moves is not None and moves < 1:
         raise ValueError(f"{path}: --moves {moves}: must be at least 1")
     try:
+        size = path.stat().st_size
+        if size > MAX_SGF_BYTES:
+            raise ValueError(
+                f"{path}: {size:,} bytes: the one-position tool reads an SGF of at most {MAX_SGF_BYTES:,} bytes "
+                "(one game record, comments and variations included, takes kilobytes)"
+            )
         data = path.read_bytes()
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None

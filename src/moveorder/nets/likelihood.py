@@ -27,7 +27,7 @@ import contextlib
 import logging
 import time
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import torch
 
@@ -95,6 +95,9 @@ class PolicyLikelihood:
         # On a GPU a call returns once its work is queued; waiting for it costs a host sync a call, so
         # `seconds` counts the queueing only, unless a benchmark asks for the wait.
         self.sync_timing = self.device.type != "cuda"
+        #: Called before each network call with the positions it evaluates; it may raise to stop the
+        #: search there (the page's worker counts progress and cancels through it).  None: nothing.
+        self.on_batch: Optional[Callable[[int], None]] = None
 
     @classmethod
     def from_file(cls, path: Path, **kw) -> "PolicyLikelihood":
@@ -120,6 +123,8 @@ class PolicyLikelihood:
         # TF32 only for precision tf32, set for this call alone (another likelihood may want other arithmetic).
         with devices.arithmetic(tf32=self.precision == "tf32"), self._autocast():
             for k in range(0, m + pad, self.max_batch):
+                if self.on_batch is not None:
+                    self.on_batch(min(self.max_batch, m - k))
                 chunk = planes[k : k + self.max_batch].to(self.device).contiguous(memory_format=torch.channels_last)
                 out.append(policy_probs(self._policy, chunk, self.average_symmetries).float())
         self.evaluations += m

@@ -6,7 +6,7 @@ numbered board in the terminal. The order itself comes from :func:`moveorder.sea
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from moveorder.go import coords
 from moveorder.report import diagram
@@ -42,22 +42,43 @@ def answer_position(
     early does not lose it. Returns :func:`infer_position`'s row.
     """
     from moveorder.search.inference import infer_position
-    from moveorder.search.results import orders_text
 
     if diagram_path:
         diagram.check_path(diagram_path)
     row = infer_position(
         position, output, moves, cfg, evaluator, network, precision, progress, prisoners, alternatives=alternatives
     )
-    print(" ".join(coords.sgf_to_gtp(row["inferred"])))
-    print(f"LGM {row['lgm']:.4f}  ->  {output}" if output else f"LGM {row['lgm']:.4f}")
-    print(orders_text(row, alternatives), end="\n" if alternatives > 1 else "")
     actual = game_order(position, moves)
-    fig = diagram.figure_data(row["inferred"], actual)
+    head, tail = answer_lines(row, output, alternatives, actual)
+    print("\n".join(head))
     if diagram_path:
-        diagram.save(fig, diagram_path, title=f"{position.name}: inferred order, LGM {row['lgm']:.4f}")
-    if actual is not None:
-        print(diagram.comparison_line(row["inferred"], actual))
-    if not output:
-        print(diagram.text_board(fig))
+        fig = diagram.figure_data(row["inferred"], actual)
+        diagram.save(fig, diagram_path, title=diagram_title(position.name, row))
+    if tail:
+        print("\n".join(tail))
     return row
+
+
+def diagram_title(name: str, row: dict) -> str:
+    """The diagram's title: the position's file name and the order's LGM."""
+    return f"{name}: inferred order, LGM {row['lgm']:.4f}"
+
+
+def answer_lines(
+    row: dict, output: Optional[Path], alternatives: int, actual: Optional[Sequence[str]]
+) -> Tuple[List[str], List[str]]:
+    """What ``moveorder infer`` prints of :func:`infer_position`'s row, in two parts: the order, its LGM and
+    the alternatives; then (after the diagram is drawn) the comparison with the game's own order and,
+    without an output SGF, the numbered board.  The page shows the same lines."""
+    from moveorder.search.results import orders_text
+
+    head = [" ".join(coords.sgf_to_gtp(row["inferred"]))]
+    head.append(f"LGM {row['lgm']:.4f}  ->  {output}" if output else f"LGM {row['lgm']:.4f}")
+    alts = orders_text(row, alternatives)
+    head += alts.splitlines() if alts else []
+    tail = []
+    if actual is not None:
+        tail.append(diagram.comparison_line(row["inferred"], actual))
+    if not output:
+        tail.append(diagram.text_board(diagram.figure_data(row["inferred"], actual)))
+    return head, tail

@@ -329,11 +329,13 @@ def check_path(path: Path) -> Path:
 
 
 def save(fig: Figure, path: Path, title: str = "") -> Path:
-    """Draw ``fig`` and write it to ``path`` (SVG or PNG by suffix; SVG text kept as text)."""
+    """Draw ``fig`` and write it to ``path`` (SVG or PNG by suffix; SVG text kept as text; an SVG's
+    ids fixed, so the same figure writes the same file but for its date)."""
     import matplotlib
 
     path = check_path(path)
     mpl = draw(fig, title)
-    with matplotlib.rc_context({"svg.fonttype": "none"}):
+    # svg.hashsalt: the SVG's ids made from its content alone, so the same order draws the same file
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "moveorder"}):
         mpl.savefig(path, format=path.suffix.lower()[1:], dpi=150)
     return path

@@ -13,16 +13,17 @@ written as SGF (:mod:`moveorder.search.results`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from moveorder.data.arrangements import Arrangement, load_arrangements
-from moveorder.data.position import check_length, check_output, read_position
+from moveorder.data.position import Position, check_length, check_output, read_position
 from moveorder.go import coords
 from moveorder.nets.likelihood import PositionEvaluator
 from moveorder.search.boards import sequence_log_probs
@@ -30,6 +31,7 @@ from moveorder.search.dispatch import refuse, run, steps, turns
 from moveorder.search.plans import captured_placed
 from moveorder.search.problem import (
     Order,
+    Problem,
     SearchStats,
     check_position,
     lgm,
@@ -228,6 +230,37 @@ def progress_bar(total: int, desc: str, enabled: bool = True):
     )
 
 
+def check_request(
+    position: Path,
+    output: Optional[Path],
+    moves: Optional[int],
+    cfg: SearchConfig,
+    prisoners: Optional[Sequence[int]] = None,
+    alternatives: int = 1,
+) -> Tuple[Position, Problem, SearchConfig]:
+    """Every check :func:`infer_position` makes before the network is loaded: the position read and
+    refused with the reason (naming ``position``), the method able to order it, the answer's path.
+    Returns the position, its problem and ``cfg`` for its length."""
+    pos = read_position(Path(position), moves, prisoners)
+    where = str(position)
+    check_length(pos, where, given=prisoners is not None)
+    try:
+        check_position(pos.black, pos.white, where, pos.prisoners)
+        problem = problem_of_stones(
+            [coords.to_lz(p) for p in pos.black], [coords.to_lz(p) for p in pos.white], pos.prisoners
+        )
+        refuse(problem, cfg.method, where, cause=pos.first_capture)
+    except ValueError as err:
+        if prisoners is None:
+            raise
+        raise ValueError(f"{err} (with --prisoners {pos.prisoners[0]} {pos.prisoners[1]})") from None
+    if alternatives < 1:
+        raise ValueError(f"{where}: --alternatives {alternatives}: must be at least 1")
+    if output is not None:
+        check_output(Path(output), Path(position))
+    return pos, problem, cfg.for_length(problem.moves)
+
+
 def infer_position(
     position: Path,
     output: Optional[Path],
@@ -236,7 +269,7 @@ def infer_position(
     evaluator: Callable[[], PositionEvaluator],
     network: str,
     precision: str,
-    progress: bool = True,
+    progress=True,
     prisoners: Optional[Sequence[int]] = None,
     alternatives: int = 1,
 ) -> Dict:
@@ -255,33 +288,18 @@ def infer_position(
     beam only (:func:`moveorder.search.dispatch.refuse`); its answer replays to
     exactly the position and the prisoners.  A position no legal sequence
     reaches, or one the search finds no sequence for, is refused with the
-    reason.  Every check on the input and the output runs before the network
-    is loaded (``evaluator`` makes it).  Returns :func:`summarize`'s dict with
-    the ``orders``.
+    reason.  Every check on the input and the output (:func:`check_request`) runs before the network
+    is loaded (``evaluator`` makes it).  ``progress``: a bar on stderr (True), none (False), or
+    an object with tqdm's ``reset(total)`` and ``update(k)`` (the page's worker).  Returns
+    :func:`summarize`'s dict with the ``orders``.
     """
-    pos = read_position(Path(position), moves, prisoners)
+    pos, problem, cfg = check_request(position, output, moves, cfg, prisoners, alternatives)
     where = str(position)
-    check_length(pos, where, given=prisoners is not None)
-    try:
-        check_position(pos.black, pos.white, where, pos.prisoners)
-        problem = problem_of_stones(
-            [coords.to_lz(p) for p in pos.black], [coords.to_lz(p) for p in pos.white], pos.prisoners
-        )
-        refuse(problem, cfg.method, where, cause=pos.first_capture)
-    except ValueError as err:
-        if prisoners is None:
-            raise
-        raise ValueError(f"{err} (with --prisoners {pos.prisoners[0]} {pos.prisoners[1]})") from None
-    if alternatives < 1:
-        raise ValueError(f"{where}: --alternatives {alternatives}: must be at least 1")
-    if output is not None:
-        check_output(Path(output), Path(position))
     n = problem.moves
-    cfg = cfg.for_length(n)
     ev = evaluator()  # the network is loaded (and refused, if it is none) before any progress is shown
     stats = SearchStats()
     unit = "infer" if problem.capture_free else "infer (network evaluations, at most)"
-    with progress_bar(steps(cfg, [problem]), unit, enabled=progress) as bar:
+    with _progress(progress, steps(cfg, [problem]), unit) as bar:
         (found,) = run(ev, [problem], cfg, stats=stats, progress=bar, keep=alternatives, names=[where])
     if not found.trials:
         _refuse_not_found(where, pos.prisoners, cfg, proven=bool(stats.unreachable))
@@ -290,6 +308,15 @@ def infer_position(
     if output is not None:
         _write_answer(Path(output), row, pos, cfg, network, precision, str(position), alternatives)
     return row
+
+
+def _progress(progress, total: int, desc: str):
+    """A context giving what the search reports to: a tqdm bar (``progress`` True or False), or
+    ``progress`` itself, told the total (tqdm's ``reset``)."""
+    if isinstance(progress, bool):
+        return progress_bar(total, desc, enabled=progress)
+    progress.reset(total=total)
+    return contextlib.nullcontext(progress)
 
 
 def _refuse_not_found(where: str, prisoners, cfg: SearchConfig, proven: bool) -> None:
