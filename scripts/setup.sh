@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # One-command set-up: system packages (Leela Zero as the reference engine, OpenCL on the CPU for
-# KataGo), then a virtual environment in .venv with moveorder and its pinned dependencies.
+# KataGo, chromium for the page's tests), then a virtual environment in .venv with moveorder, its
+# pipeline and test extras, at the versions of requirements.lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-# slurm-wlm and munge: a one-node SLURM cluster for the tests of the SLURM profile.
-APT_PACKAGES="leela-zero ocl-icd-libopencl1 pocl-opencl-icd slurm-wlm munge"
+# slurm-wlm and munge: a one-node SLURM cluster for the tests of the SLURM profile; chromium and
+# chromium-driver: the browser the page's tests drive (tests/test_page.py).
+APT_PACKAGES="leela-zero ocl-icd-libopencl1 pocl-opencl-icd slurm-wlm munge chromium chromium-driver"
 missing=""
 for p in $APT_PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
@@ -19,7 +21,8 @@ fi
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -e ".[test]"
+# moveorder with the research pipeline and the tests, at the versions the tests ran with (requirements.lock).
+.venv/bin/python -m pip install -q -c requirements.lock -e ".[test,pipeline]"
 # The real KataGo (from the katrain wheel on PyPI) and KataGo's small test network, for the tests
 # and CPU runs. The network comes through the pipeline's own download step: from the offline
 # mirror when one is given (MOVEORDER_MIRROR, or ../shared/data/mirror beside this checkout).

@@ -8,4 +8,5 @@ cd "$(dirname "$0")/.."
 .venv/bin/snakefmt --check Snakefile workflow
 .venv/bin/snakemake --lint
 .venv/bin/python -m pytest -q
+.venv/bin/python -m pytest -q -m browser
 .venv/bin/python -m pytest -q -m cluster

@@ -198,3 +198,51 @@ def killed_then_resumed(monkeypatch, pool, out, cfg, device, kill_at=5):
     step = torch.load(out / "checkpoint.pt", weights_only=False)["step"]
     train(pool, out, cfg, device=device, progress=False)
     return step
+
+
+def chromium(width: int = 1400, height: int = 1000):
+    """Debian's chromium, headless, driven by selenium through Debian's chromedriver (no browser of its
+    own is downloaded), with a fresh profile and no background connections (the machine has no network)."""
+    import tempfile
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--window-size={width},{height}",
+        f"--user-data-dir={tempfile.mkdtemp(prefix='moveorder-chromium-')}",
+    ):
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def start_server(*options: str, cwd=None):
+    """``moveorder serve --port 0 OPTIONS`` in its own process: the process and the page's address."""
+    import re
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moveorder.cli", "serve", "--port", "0", *options],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    line = proc.stdout.readline()
+    found = re.search(r"http://\S+/", line)
+    if not found:
+        proc.kill()
+        raise RuntimeError(f"moveorder serve did not start: {line}{proc.stdout.read()}")
+    import threading
+
+    threading.Thread(target=proc.stdout.read, daemon=True).start()  # its log, read so it never blocks
+    return proc, found.group(0)
