@@ -12,6 +12,7 @@ FOUR = [
     ".venv/bin/snakefmt --check Snakefile workflow",
     ".venv/bin/snakemake --lint",
     ".venv/bin/python -m pytest -q",
+    ".venv/bin/python -m pytest -q -m browser",
     ".venv/bin/python -m pytest -q -m cluster",
 ]
 
@@ -29,7 +30,7 @@ def test_the_script_the_readme_and_ci_name_the_same_commands():
     section = readme[start : readme.index("\n## ", start + 1)]
     # The one test command, and each command the script runs named in the order it runs them.
     assert len([x for x in section.splitlines() if x.startswith("bash scripts/test.sh")]) == 1
-    said = [section.index(f"`{name}`") for name in ("pytest -q", "pytest -q -m cluster")]
+    said = [section.index(f"`{name}`") for name in ("pytest -q", "pytest -q -m browser", "pytest -q -m cluster")]
     said = [section.index(name) for name in ("ruff", "snakefmt", "snakemake --lint")] + said
     assert said == sorted(said)
 

@@ -56,6 +56,13 @@ def main(argv=None) -> int:
     )
     try:
         return args.func(args)
+    except ModuleNotFoundError as err:  # a verb of the research pipeline, installed without its packages
+        log.error(
+            "moveorder %s needs %s, one of the research pipeline's packages: pip install 'moveorder[pipeline]'",
+            args.verb,
+            err.name,
+        )
+        return 2
     except (ValueError, OSError, RuntimeError) as err:  # OSError: FileNotFoundError and any other I/O error
         log.error("%s", err)
         return 2
