@@ -3,7 +3,7 @@
     python bench/serve.py speed --arrangements data/arrangements/pro/20m.jsonl --games 5 --work /tmp/serve
     python bench/serve.py shots --arrangements data/arrangements/pro/20m.jsonl --results results --out docs/figures
 
-``speed`` writes each of the first ``--games`` arrangements as an SGF of setup stones and, one position at a
+``speed`` (with ``--precision``, both sides' arithmetic: auto, float32, bfloat16) writes each of the first ``--games`` arrangements as an SGF of setup stones and, one position at a
 time on the same machine: ``moveorder infer POSITION -o OUT`` in a process of its own (start, imports,
 network load, search, answer), then the same position asked twice of one ``moveorder serve`` (through its
 API, as the page asks: the request, the queue, the search, the answer polled every 50 ms). It prints each
@@ -42,12 +42,16 @@ def position_sgf(x) -> str:
 
 
 def record_sgf(x) -> str:
-    return f"(;GM[1]FF[4]SZ[19]KM[{x.komi or 7.5}]" + "".join(f";{'BW'[k % 2]}[{m}]" for k, m in enumerate(x.actual)) + ")"
+    return (
+        f"(;GM[1]FF[4]SZ[19]KM[{x.komi or 7.5}]" + "".join(f";{'BW'[k % 2]}[{m}]" for k, m in enumerate(x.actual)) + ")"
+    )
 
 
 def call(address: str, method: str, path: str, body=None):
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(address + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        address + path, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request) as response:
         return json.loads(response.read())
 
@@ -75,7 +79,7 @@ def speed(a):
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     arrangements = load_arrangements(a.arrangements)[: a.games]
-    proc, address = start_server(cwd=work)
+    proc, address = start_server("--precision", a.precision, cwd=work)
     try:
         time.sleep(1.0)
         start_mem = memory(proc.pid)
@@ -95,6 +99,7 @@ def speed(a):
             pos.write_text(position_sgf(x))
             t0 = time.perf_counter()
             command = MOVEORDER + ["infer", str(pos), "-o", str(work / f"{k}-out.sgf"), "--quiet"]
+            command += ["--precision", a.precision]
             subprocess.run(command, check=True, capture_output=True)
             whole = time.perf_counter() - t0
             pages = []
@@ -178,6 +183,7 @@ def main():
     s = sub.add_parser("speed", help="the page's second answer against moveorder infer, and the server's memory")
     s.add_argument("--arrangements", required=True)
     s.add_argument("--games", type=int, default=5)
+    s.add_argument("--precision", default="auto", help="both sides' arithmetic (moveorder infer's --precision)")
     s.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "moveorder-bench-serve"))
     h = sub.add_parser("shots", help="screenshots of both views in chromium")
     h.add_argument("--arrangements", required=True)

@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sgfmill import sgf
 
-from helpers import OPENING, make_sgf
+from helpers import OPENING, filler_moves, make_sgf
 from moveorder import cli
 from moveorder import settings as S
 from moveorder.cli.search import infer_request
@@ -243,23 +243,26 @@ def test_the_komi_and_prisoners_fields(client):
 
 
 def test_searches_wait_their_turn_and_stop_when_cancelled(client):
-    """One search at a time: a second waits with its place; a cancelled one stops within a network call,
-    and the next one runs."""
-    slow = client.post("/api/jobs", json={"sgf": OPENING_SGF, "quality": "paper", "network": "tygem"}).json()
+    """One search at a time: a second waits with its place; a cancelled beam (which reports no progress
+    until its end) stops within a network call, and the next one runs."""
+    long = make_sgf(filler_moves(60))
+    slow = client.post("/api/jobs", json={"sgf": long, "quality": "good"}).json()
     queued = client.post("/api/jobs", json={"sgf": OPENING_SGF, "network": "tygem"}).json()
     assert slow["place"] == 0 and queued["place"] == 1
-    deadline = time.monotonic() + 30
-    while client.get(f"/api/jobs/{slow['job']}").json()["state"] != "running" and time.monotonic() < deadline:
+    deadline = time.monotonic() + 60
+    running = {}
+    while time.monotonic() < deadline:
+        running = client.get(f"/api/jobs/{slow['job']}").json()
+        if running["state"] == "running" and running["fraction"] > 0:
+            break
         time.sleep(0.05)
+    assert running["state"] == "running" and 0 < running["fraction"] < 1, running
     assert client.get(f"/api/jobs/{queued['job']}").json() | {"fraction": 0} == {
         "job": queued["job"],
         "state": "queued",
         "place": 1,
         "fraction": 0,
     }
-    time.sleep(0.5)
-    running = client.get(f"/api/jobs/{slow['job']}").json()
-    assert running["state"] == "running" and 0 < running["fraction"] < 1
     stop = time.monotonic()
     assert client.delete(f"/api/jobs/{slow['job']}").status_code == 200
     assert wait(client, slow["job"], 10)["state"] == "cancelled"

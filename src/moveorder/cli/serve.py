@@ -34,6 +34,13 @@ def _serve_options(parser: argparse.ArgumentParser) -> None:
         help=f"the page's default network: a shipped one ({', '.join(shipped.names())}), or a file, offered "
         "beside the shipped ones (default: %(default)s)",
     )
+    parser.add_argument(
+        "--precision",
+        choices=(*S.PRECISIONS, "auto"),
+        default=S.PLAYER_PRECISION,
+        help="the network's arithmetic for every search, as moveorder infer's --precision; auto: bfloat16 where "
+        "the device computes it natively, else float32 (default: %(default)s)",
+    )
 
 
 @verb("serve", "a page to ask and look at: a position's order, and a results folder's runs", _serve_options)
@@ -42,5 +49,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     _check_network(args.network)
     results = Path(args.results) if args.results else None
-    serve_page(infer_request, shipped.names(), args.network, results, args.host, args.port)
+    parse = lambda argv: infer_request([*argv, "--precision", args.precision])  # noqa: E731
+    serve_page(parse, shipped.names(), args.network, results, args.host, args.port)
     return 0
