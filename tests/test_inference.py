@@ -199,3 +199,74 @@ def test_record_with_capture_is_ordered_by_the_default(tmp_path):
     for colour, (row, col) in played:
         ours.play(row, col, colour)
     assert ours.list_occupied_points() == replay(moves).list_occupied_points()
+
+
+def _turned_record(moves, name):
+    """A record of ``moves`` (SGF points), and one of the same game turned half a turn."""
+    from moveorder.data.records import read_sgf
+    from moveorder.go.coords import lz_to_sgf
+    from moveorder.nets.networks import turn_points
+
+    turned = lz_to_sgf(turn_points(sgf_to_lz(moves), 3))
+    return [read_sgf(make_sgf(m).encode(), f"{name}{k}.sgf") for k, m in enumerate((moves, turned))]
+
+
+def test_the_actual_orders_likelihood_is_its_likeliest_orientation():
+    """With both seats searched, the actual order scores as its likeliest orientation, capture-free or not.
+
+    Each game comes as given and turned half a turn: what one scores as given, the other scores turned,
+    so whichever orientation is likelier, one of the pair has it last and one first. The reference: each
+    orientation's turned sequence replayed on the board move by move (``boards.sequence_log_probs``, one
+    sequence at a time), the larger taken here."""
+    from moveorder.nets import shipped
+    from moveorder.nets.networks import turn_points
+    from moveorder.search.boards import sequence_log_probs
+
+    likelihood = PolicyLikelihood.from_file(shipped.resolve("tygem"), device="cpu")
+    evaluator = PositionEvaluator(likelihood, cache_size=0)
+    plain = [clip(r, 20, "x") for r in _turned_record(OPENING, "plain")]
+    captures = [clip(r, 40, "x") for r in _turned_record(helpers.capture_at_30(), "captures")]
+    assert all(not any(a.prisoners) for a in plain) and all(any(a.prisoners) for a in captures)
+    arrs = plain + captures
+    got = inference._actual_log_likelihoods(evaluator, arrs, (0, 3))
+    each = [
+        [float(sequence_log_probs(likelihood, turn_points(sgf_to_lz(a.actual), s)).sum()) for s in (0, 3)] for a in arrs
+    ]
+    assert got == pytest.approx([max(e) for e in each], abs=1e-4)
+    # both orientations win somewhere, in each kind: a bug taking the last (or the first) is seen
+    for pair in (each[:2], each[2:]):
+        assert {e[0] > e[1] for e in pair} == {True, False}
+    # as given alone: the given orientation's
+    assert inference._actual_log_likelihoods(evaluator, arrs, (0,)) == pytest.approx([e[0] for e in each], abs=1e-4)
+
+
+def test_infer_set_orders_a_file_of_two_lengths_each_in_its_own_batches(tmp_path, pro2_pool):
+    """A file with arrangements of 10 and 12 moves, interleaved: each length is searched as it is alone
+    (the beam's rows, the same as a file of that length), the annealing's settings named for each length."""
+    records = load_records(pro2_pool)[:4]
+    mixed = [clip(r, n, "pro") for r in records for n in (10, 12)]
+    write_jsonl(tmp_path / "mixed.jsonl", mixed)
+    cfg = SearchConfig(method="beam", beam_width=4)
+    model = PolicyLikelihood.from_file(FIXTURE, device="cpu")
+    assert (
+        cli.main(
+            ["infer-set", "--arrangements", str(tmp_path / "mixed.jsonl"), "--out", str(tmp_path / "mixed-out.jsonl")]
+            + ["--table", str(tmp_path / "t.csv"), "--stats", str(tmp_path / "s.json"), "--network", str(FIXTURE)]
+            + ["--method", "beam", "--beam-width", "4", "--quiet"]
+        )
+        == 0
+    )
+    rows = {(r["id"], r["n"]): r for r in load_results(tmp_path / "mixed-out.jsonl")}
+    assert sorted(rows) == sorted((a.id, a.n) for a in mixed)
+    for n in (10, 12):
+        alone = [a for a in mixed if a.n == n]
+        write_jsonl(tmp_path / f"{n}m.jsonl", alone)
+        infer_set(tmp_path / f"{n}m.jsonl", tmp_path / f"{n}-out.jsonl", PositionEvaluator(model), cfg)
+        for r in load_results(tmp_path / f"{n}-out.jsonl"):
+            assert rows[(r["id"], n)]["inferred"] == r["inferred"]
+            assert rows[(r["id"], n)]["log_likelihood"] == pytest.approx(r["log_likelihood"], abs=1e-9)
+    # with the paper's iterations for each length, the run's settings name both
+    from moveorder.search.inference import settings_text
+
+    text = settings_text("fixture", SearchConfig(), "float32", [20, 40])
+    assert "20 moves: " in text and "5000 iterations" in text and "40 moves: " in text and "20000 iterations" in text

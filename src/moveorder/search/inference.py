@@ -155,7 +155,8 @@ def infer_set(
 ) -> SearchStats:
     """Infer every arrangement of a file, ``chunk`` at a time, resuming after the ones already written.
 
-    ``progress``: a bar over all steps of all chunks on stderr (tqdm, with an ETA).
+    ``progress``: a bar over all steps of all chunks on stderr (tqdm, with an ETA).  Arrangements of
+    several lengths are ordered each length in its own batches, with its own settings (``cfg.for_length``).
     ``arrangements``: the file's, when the caller has read it already.
     """
     arrs = load_arrangements(arrangements_path) if arrangements is None else arrangements
@@ -163,15 +164,18 @@ def infer_set(
     out_jsonl.parent.mkdir(parents=True, exist_ok=True)
     done = completed_ids(out_jsonl)
     todo = [(i, a) for i, a in enumerate(arrs) if a.id not in done]
-    if arrs:
-        cfg = cfg.for_length(arrs[0].n)
     log.info("%s: %d arrangements, %d already inferred", arrangements_path, len(arrs), len(arrs) - len(todo))
     stats = SearchStats()
-    batches = [todo[k : k + chunk] for k in range(0, len(todo), chunk)]
-    total = sum(steps(cfg, [problem_of_arrangement(a) for _, a in part]) for part in batches)
+    # A batch holds one length (a search orders problems of one length at a time): each length's
+    # arrangements in chunks, the lengths in the order they first come.
+    batches = []
+    for n in dict.fromkeys(a.n for _, a in todo):
+        same = [(i, a) for i, a in todo if a.n == n]
+        batches += [(cfg.for_length(n), same[k : k + chunk]) for k in range(0, len(same), chunk)]
+    total = sum(steps(c, [problem_of_arrangement(a) for _, a in part]) for c, part in batches)
     with progress_bar(total, f"infer {Path(arrangements_path).name}", enabled=progress) as bar:
-        for part in batches:
-            rows = infer_arrangements(evaluator, [a for _, a in part], cfg, [i for i, _ in part], stats, bar)
+        for length_cfg, part in batches:
+            rows = infer_arrangements(evaluator, [a for _, a in part], length_cfg, [i for i, _ in part], stats, bar)
             with open(out_jsonl, "a", encoding="utf-8") as f:
                 for row in rows:
                     f.write(json.dumps(row) + "\n")
@@ -200,15 +204,23 @@ def infer_set_file(
     arrs = load_arrangements(arrangements_path)
     if not arrs:
         raise ValueError(f"{arrangements_path}: no arrangements")
-    cfg = cfg.for_length(arrs[0].n)
     ev = evaluator()
     stats = infer_set(arrangements_path, out_jsonl, ev, cfg, chunk=chunk, progress=progress, arrangements=arrs)
-    settings = describe(network, cfg, precision)
+    settings = settings_text(network, cfg, precision, sorted({a.n for a in arrs}))
     write_table(load_results(out_jsonl), table, sgf_dir, network=network, settings=settings)
     if stats_path is not None:
         info = stats.__dict__ | {"settings": settings, "precision": precision, "device": str(ev.device)}
         Path(stats_path).write_text(json.dumps(info, indent=2) + "\n")
     return stats
+
+
+def settings_text(network: str, cfg: SearchConfig, precision: str, lengths: Sequence[int]) -> str:
+    """:func:`describe` of a run's search; where its settings differ by length (the annealing's
+    iterations), each length's, named."""
+    texts = {n: describe(network, cfg.for_length(n), precision) for n in lengths}
+    if len(set(texts.values())) <= 1:
+        return next(iter(texts.values()), describe(network, cfg, precision))
+    return " | ".join(f"{n} moves: {text}" for n, text in texts.items())
 
 
 def progress_bar(total: int, desc: str, enabled: bool = True):
