@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sgfmill import sgf
 
 from helpers import OPENING, filler_moves, make_sgf
@@ -207,13 +209,43 @@ def test_bad_requests_are_4xx_and_the_server_serves_on(client):
         client.get("/static/../pyproject.toml"),
         client.get("/static/secret.txt"),
         client.get("/api/runs"),  # no results folder given
+        client.post(
+            "/api/position", content=b'{"sgf": "(;AB[\\ud800])"}', headers={"Content-Type": "application/json"}
+        ),
+        client.post(
+            "/api/jobs",
+            content=json.dumps({"sgf": OPENING_SGF, "komi": float("nan")}).encode(),
+            headers={"Content-Type": "application/json"},
+        ),
     ]
     codes = [r.status_code for r in cases]
     assert all(400 <= c < 500 for c in codes), codes
     assert codes[7] == 413
+    assert cases[-2].json()["error"].startswith("sgf: not text: surrogates not allowed")
+    assert cases[-1].json()["error"].startswith("komi nan: expected a number of points")
     assert "network" in cases[5].json()["error"] and "tygem" in cases[5].json()["error"]
     assert client.get("/").status_code == 200
     assert ask(client, network="tygem")["state"] == "done"
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+FIELDS = ("sgf", "name", "moves", "prisoners", "komi", "quality", "network", "alternatives")
+
+
+@settings(max_examples=150, deadline=None)
+@given(body=st.dictionaries(st.sampled_from(FIELDS), JSON, max_size=6) | JSON)
+def test_no_request_body_is_answered_with_a_server_error(client, body):
+    """Whatever JSON comes (mostly not a position), the answer is a refusal or a queued search, never a 5xx."""
+    for path in ("/api/position", "/api/jobs"):
+        response = client.post(path, json=body)
+        assert response.status_code in (200, 202, 400, 404, 413, 503), (path, body, response.text)
+        if response.status_code == 202:
+            client.delete(f"/api/jobs/{response.json()['job']}")
+        assert "error" in response.json() or response.status_code in (200, 202)
 
 
 def test_another_sites_page_cannot_use_the_server(client):

@@ -210,9 +210,13 @@ def create_app(
 
     def job_folder(body: PositionIn) -> Tuple[Path, Path]:
         """A new folder for a request, with its position written there under the page's file name."""
+        try:
+            data = body.sgf.encode("utf-8")
+        except UnicodeEncodeError as err:  # a lone surrogate escaped in the JSON
+            raise Refused(f"sgf: not text: {err.reason} at character {err.start}") from None
         where = Path(tempfile.mkdtemp(dir=folder))
         path = where / file_name(body.name)
-        path.write_bytes(body.sgf.encode("utf-8"))
+        path.write_bytes(data)
         return where, path
 
     def refusal(err: Exception, where: Path) -> Refused:
