@@ -245,3 +245,33 @@ def test_a_run_shows_its_table_and_both_orders(served, browser):
     assert browser.find_element(By.ID, "run-step-label").text == "move 3 of 20"
     for board, order in (("board-run-actual", row["actual"]), ("board-run-inferred", row["inferred"])):
         assert stones(browser, board) == {coords.to_gtp(coords.from_sgf(m)): k + 1 for k, m in enumerate(order[:3])}
+
+
+def test_a_dropped_record_is_clipped_at_the_move_asked(served, browser):
+    """An SGF dropped on the board (a drop event carrying the file, as a desktop's file manager sends it),
+    then the move number to clip at: the position shown is the record's after that move."""
+    address, _ = served
+    page(browser, address)
+    browser.execute_script(
+        """
+        const data = new DataTransfer();
+        data.items.add(new File([arguments[0]], "dropped.sgf", {type: "application/x-go-sgf"}));
+        const board = document.getElementById("board-main");
+        board.dispatchEvent(new DragEvent("drop", {dataTransfer: data, bubbles: true, cancelable: true}));
+        """,
+        make_sgf(OPENING),
+    )
+    wait_for(lambda: "10 black and 10 white" in browser.find_element(By.ID, "counts").text)
+    assert browser.find_element(By.ID, "caption-main").text == "dropped.sgf: the position after move 20"
+    moves = browser.find_element(By.ID, "moves")
+    moves.clear()
+    moves.send_keys("7", Keys.ENTER)
+    wait_for(lambda: "4 black and 3 white" in browser.find_element(By.ID, "counts").text)
+    shown = {g.get_attribute("data-point") for g in browser.find_elements(By.CSS_SELECTOR, "#board-main g.stone")}
+    assert shown == {coords.to_gtp(coords.from_sgf(m)) for m in OPENING[:7]}
+    browser.find_element(By.ID, "ask").click()
+    drawn = answered(browser)
+    assert sorted(drawn.values()) == list(range(1, 8)) and set(drawn) == shown
+    assert stones(browser, "board-game") == {
+        coords.to_gtp(coords.from_sgf(m)): k + 1 for k, m in enumerate(OPENING[:7])
+    }

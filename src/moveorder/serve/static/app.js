@@ -229,7 +229,7 @@ function positionBody() {
 async function loadSgf(text, name, moves) {
   showError($("error"), "");
   const body = { sgf: text, name: name || "position.sgf" };
-  if (moves) body.moves = moves;
+  if (moves !== undefined) body.moves = moves;
   let data;
   try {
     data = await api("POST", "/api/position", body);
@@ -564,8 +564,9 @@ async function start() {
     if (!state.job) readFile(e.dataTransfer.files[0]);
   });
   $("load-paste").addEventListener("click", () => loadSgf($("paste").value, "pasted.sgf"));
-  $("moves").addEventListener("change", () => {
-    if (state.record) loadSgf(state.record.sgf, state.record.name, Number($("moves").value));
+  $("moves").addEventListener("change", () => {   // an emptied field is no move number yet
+    const text = $("moves").value.trim();
+    if (state.record && text !== "") loadSgf(state.record.sgf, state.record.name, Number(text));
   });
   $("clear").addEventListener("click", () => {
     if (state.job) return;
