@@ -238,17 +238,9 @@ def _check_infer_options(args: argparse.Namespace, cfg: argparse.Namespace) -> N
 
 
 def _evaluator(args: argparse.Namespace):
-    from moveorder.nets.likelihood import evaluator_from_file
+    from moveorder.nets.likelihood import evaluator_over, likelihood_of_options
 
-    return evaluator_from_file(
-        Path(args.network),
-        device=args.device,
-        average_symmetries=args.average_symmetries,
-        legal_only=args.legal_only,
-        max_batch=args.max_batch,
-        precision=args.precision,
-        cache_size=args.cache_size,
-    )
+    return evaluator_over(likelihood_of_options(args), args.cache_size)
 
 
 def _infer_set_options(parser: argparse.ArgumentParser) -> None:

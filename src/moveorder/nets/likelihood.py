@@ -372,7 +372,25 @@ def evaluator_from_file(
         max_batch=max_batch,
         precision=precision,
     )
+    return evaluator_over(model, cache_size)
+
+
+def evaluator_over(model: PolicyLikelihood, cache_size: Optional[int] = None) -> PositionEvaluator:
+    """A fresh :class:`PositionEvaluator` (its own cache) over a loaded network; ``cache_size`` None: the device's default."""
     return PositionEvaluator(model, cache_size=default_cache_size(model.device) if cache_size is None else cache_size)
+
+
+def likelihood_of_options(options) -> PolicyLikelihood:
+    """The network a search's options name (``network``, ``device``, ``average_symmetries``, ``legal_only``,
+    ``max_batch``, ``precision``, as ``moveorder infer`` and ``infer-set`` parse them), loaded."""
+    return PolicyLikelihood.from_file(
+        Path(options.network),
+        device=options.device,
+        average_symmetries=options.average_symmetries,
+        legal_only=options.legal_only,
+        max_batch=options.max_batch,
+        precision=options.precision,
+    )
 
 
 def policy_heatmap(path: Path, moves: Sequence[coords.Move], average_symmetries: bool = False) -> str:
@@ -401,5 +419,7 @@ __all__ = [
     "PRECISIONS",
     "PAD",
     "evaluator_from_file",
+    "evaluator_over",
+    "likelihood_of_options",
     "policy_heatmap",
 ]

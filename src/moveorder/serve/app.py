@@ -107,28 +107,6 @@ def figure_json(fig: diagram.Figure) -> Dict:
     }
 
 
-def load(args):
-    """The network of ``moveorder infer``'s options, loaded (the worker keeps it for the next search)."""
-    from moveorder.nets.likelihood import PolicyLikelihood
-
-    return PolicyLikelihood.from_file(
-        Path(args.network),
-        device=args.device,
-        average_symmetries=args.average_symmetries,
-        legal_only=args.legal_only,
-        max_batch=args.max_batch,
-        precision=args.precision,
-    )
-
-
-def evaluator(network, args):
-    """A fresh evaluator (its own position cache) over a loaded network, as each ``moveorder infer`` makes one."""
-    from moveorder.nets.likelihood import PositionEvaluator, default_cache_size
-
-    size = default_cache_size(network.device) if args.cache_size is None else args.cache_size
-    return PositionEvaluator(network, cache_size=size)
-
-
 def create_app(
     parse: Callable[[List[str]], Tuple[object, S.SearchConfig]],
     networks: Sequence[str],
@@ -291,10 +269,11 @@ def create_app(
 
     def search(job: Job, path: Path, args, cfg: S.SearchConfig) -> Dict:
         """The worker's part: ``moveorder infer``'s search and answer, on the loaded network."""
+        from moveorder.nets.likelihood import evaluator_over, likelihood_of_options
         from moveorder.search.inference import infer_position
 
         key = (args.network, args.device, args.precision, args.max_batch, args.average_symmetries, args.legal_only)
-        network = loaded.get(key, lambda: load(args))
+        network = loaded.get(key, lambda: likelihood_of_options(args))
 
         def on_batch(k: int) -> None:
             job.check()
@@ -307,7 +286,7 @@ def create_app(
                 job.folder / "ordered.sgf",
                 args.moves,
                 cfg,
-                lambda: evaluator(network, args),
+                lambda: evaluator_over(network, args.cache_size),  # a fresh cache, as each command has
                 args.network,
                 args.precision,
                 progress=job,

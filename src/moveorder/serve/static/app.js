@@ -129,6 +129,16 @@ async function api(method, path, body) {
   return data;
 }
 
+// `api`, its refusal shown in `box` (null then).
+async function attempt(box, method, path, body) {
+  try {
+    return await api(method, path, body);
+  } catch (err) {
+    showError(box, err.message);
+    return null;
+  }
+}
+
 function showError(target, message) {
   target.textContent = message || "";
   target.hidden = !message;
@@ -230,13 +240,8 @@ async function loadSgf(text, name, moves) {
   showError($("error"), "");
   const body = { sgf: text, name: name || "position.sgf" };
   if (moves !== undefined) body.moves = moves;
-  let data;
-  try {
-    data = await api("POST", "/api/position", body);
-  } catch (err) {
-    showError($("error"), err.message);
-    return;
-  }
+  const data = await attempt($("error"), "POST", "/api/position", body);
+  if (!data) return;
   clearAnswer();
   state.stones = new Map();
   for (const v of data.black) state.stones.set(key(...parseVertex(v)), "B");
@@ -286,13 +291,8 @@ async function ask() {
     network: $("network").value,
     alternatives: Number($("alternatives").value || 1),
   });
-  let job;
-  try {
-    job = await api("POST", "/api/jobs", body);
-  } catch (err) {
-    showError($("error"), err.message);
-    return;
-  }
+  const job = await attempt($("error"), "POST", "/api/jobs", body);
+  if (!job) return;
   state.job = job.job;
   $("ask").disabled = true;
   $("cancel").hidden = false;
@@ -409,13 +409,8 @@ function setStep(step) {
 const run = { rows: [], sortKey: "id", ascending: true, boards: null, step: 0, name: "" };
 
 async function loadRuns() {
-  let data;
-  try {
-    data = await api("GET", "/api/runs");
-  } catch (err) {
-    showError($("run-error"), err.message);
-    return;
-  }
+  const data = await attempt($("run-error"), "GET", "/api/runs");
+  if (!data) return;
   const select = $("runs");
   select.textContent = "";
   for (const r of data.runs) {
@@ -430,13 +425,8 @@ async function loadRuns() {
 
 async function openRun(name) {
   showError($("run-error"), "");
-  let data;
-  try {
-    data = await api("GET", `/api/runs/table?run=${encodeURIComponent(name)}`);
-  } catch (err) {
-    showError($("run-error"), err.message);
-    return;
-  }
+  const data = await attempt($("run-error"), "GET", `/api/runs/table?run=${encodeURIComponent(name)}`);
+  if (!data) return;
   run.rows = data.rows;
   run.name = name;
   const exact = data.rows.filter((r) => r.exact_match).length;
@@ -481,13 +471,8 @@ function drawTable() {
 }
 
 async function openBoards(id) {
-  let data;
-  try {
-    data = await api("GET", `/api/runs/boards?run=${encodeURIComponent(run.name)}&id=${encodeURIComponent(id)}`);
-  } catch (err) {
-    showError($("run-error"), err.message);
-    return;
-  }
+  const data = await attempt($("run-error"), "GET", `/api/runs/boards?run=${encodeURIComponent(run.name)}&id=${encodeURIComponent(id)}`);
+  if (!data) return;
   run.boards = data;
   for (const tr of $("run-table").tBodies[0].rows) tr.classList.toggle("selected", tr.dataset.id === id);
   $("run-boards").hidden = false;
