@@ -20,8 +20,8 @@ from moveorder import cli
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 
-#: Folders a run or the set-up makes, and the mirror beside a checkout: not in a fresh clone.
-MADE = ("results/", "data/", "runs/", "logs/", ".venv/", "tools/", "../", "$")
+#: Folders a run, the set-up or a build (dist/) makes, and the mirror beside a checkout: not in a fresh clone.
+MADE = ("results/", "data/", "runs/", "logs/", ".venv/", "tools/", "dist/", "../", "$")
 #: Top-level folders of the repository: an inline code span starting with one is a path.
 TOP = ("config/", "docs/", "src/", "scripts/", "bench/", "tests/", "workflow/", "envs/", ".ci/")
 
