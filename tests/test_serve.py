@@ -113,6 +113,23 @@ def test_the_page_answers_as_the_command_line_does(client, tmp_path):
     assert [s["point"] for s in sorted(answer["actual"]["stones"], key=lambda s: s["number"])] == OPENING_GTP
 
 
+def test_a_position_asked_again_is_answered_alike_from_the_kept_cache():
+    """The network's outputs are kept from one search to the next: a position asked again, with another
+    searched between, gets the same answer to the last bit, with a fraction of the network's work."""
+    with make_client() as c:
+        first = ask(c, alternatives=4)
+        other = ask(c, make_sgf(filler_moves(24)), alternatives=4)
+        again = ask(c, alternatives=4)
+        assert first["state"] == other["state"] == again["state"] == "done"
+        assert again["answer"]["orders"] == first["answer"]["orders"]
+        assert again["answer"]["lines"] == first["answer"]["lines"]
+        jobs = c.app.state.worker.jobs
+        assert (
+            jobs[first["job"]].evaluations > 300
+            and jobs[again["job"]].evaluations < jobs[first["job"]].evaluations / 10
+        )
+
+
 def test_the_diagram_files_are_the_command_lines(client, tmp_path):
     """SVG and PNG as ``moveorder infer --diagram`` draws them: the same figure, every stone's number in it."""
     status = ask(client, name="game one.sgf")

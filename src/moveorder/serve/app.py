@@ -272,8 +272,14 @@ def create_app(
         from moveorder.nets.likelihood import evaluator_over, likelihood_of_options
         from moveorder.search.inference import infer_position
 
+        def warm(network, cache_size):
+            return network, evaluator_over(network, cache_size)
+
         key = (args.network, args.device, args.precision, args.max_batch, args.average_symmetries, args.legal_only)
-        network = loaded.get(key, lambda: likelihood_of_options(args))
+        key += (args.cache_size,)
+        # the network and its evaluator, kept: a position evaluated for one search is served from the
+        # cache to the next (the network's own output, as a search's cache serves it within the search)
+        network, positions = loaded.get(key, lambda: warm(likelihood_of_options(args), args.cache_size))
 
         def on_batch(k: int) -> None:
             job.check()
@@ -286,7 +292,7 @@ def create_app(
                 job.folder / "ordered.sgf",
                 args.moves,
                 cfg,
-                lambda: evaluator_over(network, args.cache_size),  # a fresh cache, as each command has
+                lambda: positions,
                 args.network,
                 args.precision,
                 progress=job,
