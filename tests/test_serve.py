@@ -199,6 +199,17 @@ def test_a_refusal_reads_as_the_command_lines(client, tmp_path, monkeypatch, cap
     assert client.get("/api/info").status_code == 200
 
 
+def test_loading_a_position_refuses_it_as_asking_does(client, tmp_path, monkeypatch, caplog, capsys):
+    """Setup stones with prisoners and a group without liberties: loading them names the prisoners given,
+    as the command line (and asking) does."""
+    text = "(;GM[1]SZ[19]AB[ab][ba]AW[aa])"
+    expected = cli_refusal(tmp_path, monkeypatch, caplog, capsys, text, "s.sgf", "--prisoners", "1", "0")
+    assert expected.endswith("(with --prisoners 1 0)")
+    for path in ("/api/position", "/api/jobs"):
+        response = client.post(path, json={"sgf": text, "name": "s.sgf", "prisoners": [1, 0]})
+        assert response.status_code == 400 and response.json()["error"] == expected
+
+
 def test_the_sgf_size_limit_is_the_command_lines(tmp_path, monkeypatch, caplog, capsys):
     text = "(;GM[1]SZ[19]C[" + "x" * (S.MAX_SGF_BYTES - 40) + "];B[pd]" + ";W[dd]" * 4 + ")"
     assert len(text.encode()) > S.MAX_SGF_BYTES

@@ -242,6 +242,34 @@ def progress_bar(total: int, desc: str, enabled: bool = True):
     )
 
 
+def checked_position(
+    position: Path, moves: Optional[int], prisoners: Optional[Sequence[int]] = None
+) -> Tuple[Position, Problem]:
+    """The position of an SGF file read and checked as the one-position tool checks it (its length, a
+    group without liberties), refusals naming ``position``, and the given ``--prisoners`` where they took
+    part; the position and its problem."""
+    pos = read_position(Path(position), moves, prisoners)
+    where = str(position)
+    check_length(pos, where, given=prisoners is not None)
+    with _naming_prisoners(prisoners, pos):
+        check_position(pos.black, pos.white, where, pos.prisoners)
+        problem = problem_of_stones(
+            [coords.to_lz(p) for p in pos.black], [coords.to_lz(p) for p in pos.white], pos.prisoners
+        )
+    return pos, problem
+
+
+@contextlib.contextmanager
+def _naming_prisoners(prisoners: Optional[Sequence[int]], pos: Position):
+    """A refusal of a position given ``--prisoners`` says so."""
+    try:
+        yield
+    except ValueError as err:
+        if prisoners is None:
+            raise
+        raise ValueError(f"{err} (with --prisoners {pos.prisoners[0]} {pos.prisoners[1]})") from None
+
+
 def check_request(
     position: Path,
     output: Optional[Path],
@@ -250,22 +278,13 @@ def check_request(
     prisoners: Optional[Sequence[int]] = None,
     alternatives: int = 1,
 ) -> Tuple[Position, Problem, SearchConfig]:
-    """Every check :func:`infer_position` makes before the network is loaded: the position read and
-    refused with the reason (naming ``position``), the method able to order it, the answer's path.
+    """Every check :func:`infer_position` makes before the network is loaded: the position
+    (:func:`checked_position`), the method able to order it, the answer's path.
     Returns the position, its problem and ``cfg`` for its length."""
-    pos = read_position(Path(position), moves, prisoners)
+    pos, problem = checked_position(position, moves, prisoners)
     where = str(position)
-    check_length(pos, where, given=prisoners is not None)
-    try:
-        check_position(pos.black, pos.white, where, pos.prisoners)
-        problem = problem_of_stones(
-            [coords.to_lz(p) for p in pos.black], [coords.to_lz(p) for p in pos.white], pos.prisoners
-        )
+    with _naming_prisoners(prisoners, pos):
         refuse(problem, cfg.method, where, cause=pos.first_capture)
-    except ValueError as err:
-        if prisoners is None:
-            raise
-        raise ValueError(f"{err} (with --prisoners {pos.prisoners[0]} {pos.prisoners[1]})") from None
     if alternatives < 1:
         raise ValueError(f"{where}: --alternatives {alternatives}: must be at least 1")
     if output is not None:

@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from importlib import resources
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -214,14 +215,11 @@ def create_app(
     @app.post("/api/position")
     def position(body: PositionIn):
         """The stones of a loaded SGF (after ``moves`` for a record), or the command line's refusal."""
-        from moveorder.data.position import check_length, read_position
-        from moveorder.search.problem import check_position
+        from moveorder.search.inference import checked_position
 
         where, path = job_folder(body)
         try:
-            pos = read_position(path, body.moves, body.prisoners)
-            check_length(pos, str(path), given=body.prisoners is not None)
-            check_position(pos.black, pos.white, str(path), pos.prisoners)
+            pos, _ = checked_position(path, body.moves, body.prisoners)
             record = game_order(path, None)
         except (ValueError, OSError) as err:
             raise refusal(err, where) from None
@@ -319,7 +317,7 @@ def create_app(
             ],
             "actual": figure_json(diagram.figure_data(actual, actual)) if actual else None,
             "name": stem,
-            "seconds": round(_now() - job.started, 3),
+            "seconds": round(time.monotonic() - job.started, 3),
         }
 
     def job_of(job_id: str) -> Job:
@@ -409,12 +407,6 @@ def set_komi(path: Path, komi: float) -> None:
 
 def _finite(x) -> Optional[float]:
     return x if isinstance(x, (int, float)) and math.isfinite(x) else None
-
-
-def _now() -> float:
-    import time
-
-    return time.monotonic()
 
 
 class BodyLimit:

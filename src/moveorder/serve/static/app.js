@@ -275,13 +275,18 @@ function readFile(file) {
   reader.readAsText(file);
 }
 
+// The answer's panel shown (editing the stones off) or hidden (editing on).
+function answerShown(shown) {
+  $("answer").hidden = !shown;
+  $("edit").hidden = !shown;
+  $("ask").hidden = shown;
+  $("tools").classList.toggle("disabled", shown);
+}
+
 function clearAnswer() {
   state.answer = null;
   state.shown = 0;
-  $("answer").hidden = true;
-  $("edit").hidden = true;
-  $("ask").hidden = false;
-  $("tools").classList.remove("disabled");
+  answerShown(false);
 }
 
 async function ask() {
@@ -351,10 +356,7 @@ async function cancel() {
 function showAnswer(answer, id) {
   state.answer = answer;
   state.shown = 0;
-  $("answer").hidden = false;
-  $("ask").hidden = true;
-  $("edit").hidden = false;
-  $("tools").classList.add("disabled");
+  answerShown(true);
   const n = answer.orders[0].figure.moves;
   $("summary").textContent = `The likeliest order found: ${n} moves, LGM ${answer.lgm.toFixed(4)} ` +
     `(${answer.seconds.toFixed(1)} s).`;
