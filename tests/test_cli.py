@@ -20,6 +20,7 @@ VERBS = [
     "policy",
     "infer-set",
     "infer",
+    "calibrate",
     "install-katago",
     "score",
     "analyse-actual",

@@ -80,6 +80,25 @@ def cli_order(folder: Path, sgf_text: str, *options: str):
     return done.stdout.splitlines()[0].split()
 
 
+def cli_answer(folder: Path, sgf_text: str):
+    """``moveorder infer -o`` of the same position in its own process: its order (GTP vertices), the line
+    saying how sure it is, and the move numbers the SGF marks in doubt (UC), read by sgfmill."""
+    from sgfmill import sgf
+
+    (folder / "cli.sgf").write_text(sgf_text)
+    done = subprocess.run(
+        [sys.executable, "-m", "moveorder.cli", "infer", "cli.sgf", "-o", "cli-out.sgf", "--quiet"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    game = sgf.Sgf_game.from_bytes((folder / "cli-out.sgf").read_bytes())
+    doubt = [k for k, node in enumerate(game.get_main_sequence()[1:], start=1) if node.has_property("UC")]
+    return lines[0].split(), lines[2], doubt
+
+
 def answered(browser):
     wait_for(lambda: not browser.find_element(By.ID, "answer").get_attribute("hidden"))
     return stones(browser)
@@ -98,8 +117,17 @@ def test_a_loaded_game_is_ordered_as_the_command_line_orders_it(served, browser,
     )
     browser.find_element(By.ID, "ask").click()
     drawn = answered(browser)
-    expected = cli_order(tmp_path, make_sgf(OPENING))
+    expected, sure, doubt = cli_answer(tmp_path, make_sgf(OPENING))
     assert drawn == {v: k + 1 for k, v in enumerate(expected)}
+    # how sure: the command line's line, and the stones its SGF marks in doubt drawn apart
+    assert browser.find_element(By.ID, "confidence").text == sure[0].upper() + sure[1:] + "."
+    marked = {
+        g.get_attribute("data-point")
+        for g in browser.find_elements(By.CSS_SELECTOR, "#board-main g.stone")
+        if g.get_attribute("data-doubt") == "1"
+    }
+    assert marked == {v for v, k in drawn.items() if k in doubt}
+    assert bool(doubt) == browser.find_element(By.ID, "doubt-legend").is_displayed()
     # the game's own order beside it, and the moves off the game's number ringed
     game = stones(browser, "board-game")
     assert game == {coords.to_gtp(coords.from_sgf(m)): k + 1 for k, m in enumerate(OPENING)}

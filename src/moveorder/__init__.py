@@ -20,12 +20,14 @@ nets/     features, networks, likelihood, devices,         networks.smk         
 search/   problem, boards, plans, anneal, beam, exact,     inference.smk            infer-set, infer
           prunes, layer, captures (the capture search),
           dispatch (the one entry point), results,
+          confidence (how sure an answer is),
           inference: the order of play
 katago/   install, engine, loss, scoring: the judge        scoring.smk              install-katago, score,
                                                                                     analyse-actual
 report/   metrics, plots, summary, sweeps, cross_level,   figures.smk, sweeps.smk, report, sweep-summary,
-          diagram, answer: figures, tables, the board      networks.smk             cross-level, infer
-          of an order and the player's answer
+          diagram, answer, calibration (fitting and        networks.smk             cross-level, infer,
+          checking the chances): figures, tables, the                               calibrate
+          board of an order and the player's answer
 serve/    jobs, runs, app (and static/, the page's         -                        serve
           files): the page over the one-position tool
           and a results folder

@@ -282,6 +282,15 @@ MAX_SGF_BYTES = 1_000_000
 MAX_ALTERNATIVES = 100
 
 
+#: How sure an answer is (moveorder.search.confidence): the search keeps this many of its likeliest
+#: distinct orders as evidence (the beam's width at the player's default; the answer's order is the
+#: same whatever it keeps); with fewer than MIN_ORDERS (and fewer than the position has) no chance is
+#: stated; a move whose chance of standing at its number is below DOUBT is in doubt.
+CONFIDENCE_ORDERS = 32
+MIN_ORDERS = 8
+DOUBT = 0.8
+
+
 #: ``moveorder infer --quality``: the one-position tool's speed/quality presets, each a description
 #: (its help) and the search settings it sets (SearchConfig fields); a setting given as an option
 #: overrides its preset's.  Their cost and exact orders with each shipped network: docs/results.md,

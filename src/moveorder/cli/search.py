@@ -250,6 +250,12 @@ def _infer_set_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sgf-dir", default="", help="write each inferred sequence as an SGF file here; default: none")
     parser.add_argument("--stats", default="", help="JSON: evaluations, cache hits, time; default: none")
     whole(parser, "--chunk", 1, S.PolicyConfig().chunk, "arrangements per batch (and per resume unit)")
+    parser.add_argument(
+        "--calibration",
+        default="",
+        help="the network's calibration (JSON from moveorder calibrate): each answer's chance of being exact; "
+        "'none': no chance; default: the one beside the network's weights, if any",
+    )
     _search_options(parser)
 
 
@@ -258,6 +264,7 @@ def cmd_infer_set(args: argparse.Namespace) -> int:
     from moveorder.search.inference import infer_set_file
 
     _check_network(args.network)
+    calibration = _calibration(args)
     infer_set_file(
         Path(args.arrangements),
         Path(args.out),
@@ -270,8 +277,24 @@ def cmd_infer_set(args: argparse.Namespace) -> int:
         sgf_dir=Path(args.sgf_dir) if args.sgf_dir else None,
         stats_path=Path(args.stats) if args.stats else None,
         progress=not args.quiet,
+        calibration=calibration,
     )
     return 0
+
+
+def _calibration(args: argparse.Namespace):
+    """``--calibration``: a file, 'none', or (not given) the one beside the network; read now, so that a
+    broken one is refused before any work."""
+    from moveorder.search import confidence
+    from moveorder.search.inference import network_calibration
+
+    if args.calibration == "none":
+        return None
+    if args.calibration:
+        if not Path(args.calibration).is_file():
+            raise ValueError(f"{args.calibration}: --calibration: no such file")
+        return confidence.Calibration.load(Path(args.calibration))
+    return network_calibration(args.network)
 
 
 def _infer_options(parser: argparse.ArgumentParser) -> None:
@@ -410,4 +433,35 @@ def cmd_infer(args: argparse.Namespace) -> int:
         alternatives=args.alternatives,
         diagram_path=Path(args.diagram) if args.diagram else None,
     )
+    return 0
+
+
+def _calibrate_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--results",
+        nargs="+",
+        required=True,
+        help="infer-set results (JSONL) of positions in no evaluation set, all by one network and one search",
+    )
+    parser.add_argument("--network", required=True, help="the network that inferred them (its name, as given)")
+    parser.add_argument(
+        "--out",
+        required=True,
+        help="the calibration (JSON) to write; put it beside the network's weights as NAME.calibration.json; "
+        "an existing one of the same network keeps its fits for other searches",
+    )
+
+
+@verb(
+    "calibrate", "fit how sure answers are (the chance an order is exact) on results of known games", _calibrate_options
+)
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    import shlex
+
+    from moveorder.report.calibration import calibrate
+
+    command = shlex.join(
+        ["moveorder", "calibrate", "--results", *args.results, "--network", args.network, "--out", args.out]
+    )
+    print(calibrate([Path(p) for p in args.results], args.network, Path(args.out), command))
     return 0

@@ -52,7 +52,7 @@ def answer_position(
     head, tail = answer_lines(row, output, alternatives, actual)
     print("\n".join(head))
     if diagram_path:
-        fig = diagram.figure_data(row["inferred"], actual)
+        fig = diagram.figure_data(row["inferred"], actual, doubt=diagram.doubtful_moves(row.get("move_chances")))
         diagram.save(fig, diagram_path, title=diagram_title(position.name, row))
     if tail:
         print("\n".join(tail))
@@ -60,25 +60,31 @@ def answer_position(
 
 
 def diagram_title(name: str, row: dict) -> str:
-    """The diagram's title: the position's file name and the order's LGM."""
-    return f"{name}: inferred order, LGM {row['lgm']:.4f}"
+    """The diagram's title: the position's file name, the order's LGM and its chance of being exact."""
+    chance = row.get("chance")
+    sure = f", {chance:.0%} chance it is exact" if chance is not None else ""
+    return f"{name}: inferred order, LGM {row['lgm']:.4f}{sure}"
 
 
 def answer_lines(
     row: dict, output: Optional[Path], alternatives: int, actual: Optional[Sequence[str]]
 ) -> Tuple[List[str], List[str]]:
-    """What ``moveorder infer`` prints of :func:`infer_position`'s row, in two parts: the order, its LGM and
-    the alternatives; then (after the diagram is drawn) the comparison with the game's own order and,
+    """What ``moveorder infer`` prints of :func:`infer_position`'s row, in two parts: the order, its LGM, how
+    sure it is (:func:`moveorder.search.confidence.chance_line`) and the alternatives; then (after the diagram is drawn) the comparison with the game's own order and,
     without an output SGF, the numbered board.  The page shows the same lines."""
+    from moveorder.search.confidence import chance_line
     from moveorder.search.results import orders_text
 
     head = [" ".join(coords.sgf_to_gtp(row["inferred"]))]
     head.append(f"LGM {row['lgm']:.4f}  ->  {output}" if output else f"LGM {row['lgm']:.4f}")
+    if "chance" in row:
+        head.append(chance_line(row))
     alts = orders_text(row, alternatives)
     head += alts.splitlines() if alts else []
     tail = []
     if actual is not None:
         tail.append(diagram.comparison_line(row["inferred"], actual))
     if not output:
-        tail.append(diagram.text_board(diagram.figure_data(row["inferred"], actual)))
+        doubt = diagram.doubtful_moves(row.get("move_chances"))
+        tail.append(diagram.text_board(diagram.figure_data(row["inferred"], actual, doubt=doubt)))
     return head, tail

@@ -22,7 +22,12 @@ infers).
 With the game's own order (``actual``), a move whose place in the inferred
 order differs from the game's (a point not played at that move number in the
 game) is marked: a red ring on its stone, a red note, a ``*`` in the text
-board.  Points and coordinates follow :mod:`moveorder.go.coords`: columns
+board.
+
+With the answer's doubt (``doubt``: the move numbers in doubt, those whose chance of standing at
+their number is below :data:`moveorder.settings.DOUBT`, :mod:`moveorder.search.confidence`), a
+stone so numbered is drawn apart: a dashed purple ring and its number in purple italics, a ``?`` in the
+text board, and a legend line below.  Points and coordinates follow :mod:`moveorder.go.coords`: columns
 ``A``-``T`` without ``I``, rows 1-19 from the bottom.
 """
 
@@ -39,6 +44,10 @@ from moveorder.go import coords
 SUFFIXES = (".svg", ".png")
 #: Mismatch colour (ring, note text).
 RED = "#d62728"
+#: Doubt colour (dashed ring; the number, on a white stone).
+PURPLE = "#8e44ad"
+#: The number of a black stone in doubt: a light purple that reads on black.
+LIGHT_PURPLE = "#dcb8f5"
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,7 @@ class Stone:
     colour: str  # "B" or "W"
     number: int  # 1-based move number
     mismatch: bool  # the game played another point at this move number
+    doubt: bool = False  # the answer is unsure of this move's number
 
 
 @dataclass(frozen=True)
@@ -73,6 +83,7 @@ class Figure:
     moves: int  # length of the order
     matching: Optional[int] = None  # moves at the game's own move number (with ``actual``)
     first_difference: Optional[int] = None  # 1-based; None when every move matches or no ``actual``
+    doubt: Optional[Tuple[int, ...]] = None  # the move numbers in doubt; None: the answer said nothing of it
 
 
 def star_points(size: int = coords.SIZE) -> List[coords.Point]:
@@ -100,8 +111,14 @@ def comparison_line(inferred: Sequence[str], actual: Sequence[str], size: int = 
     return f"{head}; first difference at move {first}: inferred {gtp[0]}, played {gtp[1]}"
 
 
-def figure_data(moves: Sequence[str], actual: Optional[Sequence[str]] = None, size: int = coords.SIZE) -> Figure:
-    """The figure of ``moves`` (SGF points, Black first, alternating), compared with ``actual`` if given.
+def figure_data(
+    moves: Sequence[str],
+    actual: Optional[Sequence[str]] = None,
+    size: int = coords.SIZE,
+    doubt: Optional[Sequence[int]] = None,
+) -> Figure:
+    """The figure of ``moves`` (SGF points, Black first, alternating), compared with ``actual`` if given,
+    with the move numbers (1-based) in ``doubt`` marked if given.
 
     The order is replayed on a board; an illegal move or a pass raises
     ValueError naming the move.
@@ -126,14 +143,34 @@ def figure_data(moves: Sequence[str], actual: Optional[Sequence[str]] = None, si
         differs = {k + 1 for k, (a, b) in enumerate(zip(moves, actual)) if a != b}
     else:
         matching, first, differs = None, None, set()
+    unsure = set(doubt or ())
     stones = tuple(
-        Stone(p, "BW"[(k - 1) % 2], k, k in differs) for p, k in sorted(first_at.items(), key=lambda pk: pk[1])
+        Stone(p, "BW"[(k - 1) % 2], k, k in differs, k in unsure)
+        for p, k in sorted(first_at.items(), key=lambda pk: pk[1])
     )
     notes = tuple(
         Note(p, (first_at[p], *ks), any(k in differs for k in ks))
         for p, ks in sorted(later.items(), key=lambda pk: first_at[pk[0]])
     )
-    return Figure(size, stones, notes, len(moves), matching, first)
+    return Figure(size, stones, notes, len(moves), matching, first, None if doubt is None else tuple(sorted(unsure)))
+
+
+def doubtful_moves(move_chances: Optional[Sequence[float]], doubt: Optional[float] = None) -> Optional[List[int]]:
+    """The move numbers (1-based) whose chance is below ``doubt`` (:data:`moveorder.settings.DOUBT`);
+    None without chances."""
+    from moveorder.settings import DOUBT
+
+    if move_chances is None:
+        return None
+    limit = DOUBT if doubt is None else doubt
+    return [k + 1 for k, p in enumerate(move_chances) if p < limit]
+
+
+def doubt_legend() -> str:
+    """What marks a stone in doubt says."""
+    from moveorder.settings import DOUBT
+
+    return f"a move in doubt (its number is right with a chance under {DOUBT:.0%})"
 
 
 # --- text ----------------------------------------------------------------------------
@@ -152,7 +189,7 @@ def text_board(fig: Figure) -> str:
     for r, c in star_points(size):
         cells[r][c] = "  + "
     for s in fig.stones:
-        cells[s.point[0]][s.point[1]] = f"{s.number:>3}{'*' if s.mismatch else ' '}"
+        cells[s.point[0]][s.point[1]] = f"{s.number:>3}{'*' if s.mismatch else '?' if s.doubt else ' '}"
     header = "   " + "".join(f"{coords.GTP_COLUMNS[c]:>3} " for c in range(size))
     lines = [header.rstrip()]
     for r in range(size):
@@ -164,6 +201,9 @@ def text_board(fig: Figure) -> str:
         lines.append("Points played again: " + ", ".join(n.text() + ("*" if n.mismatch else "") for n in fig.notes))
     if fig.matching is not None:
         lines.append("*: not at the game's own move number.")
+    if fig.doubt:
+        both = "; * where it is also off the game's number" if fig.matching is not None else ""
+        lines.append(f"?: {doubt_legend()}{both}.")
     return "\n".join(lines)
 
 
@@ -198,8 +238,8 @@ def draw(fig: Figure, title: str = ""):
     Board coordinates are :func:`moveorder.go.coords.to_cartesian` (x right, y
     up, ``A1`` at (0, 0)).  Every artist that carries a point's data has a
     gid: ``stone-Q16`` (the Circle), ``number-Q16`` (its Text), ``ring-Q16``
-    (the red mismatch ring), ``note-1``... (the notes' Texts) and
-    ``coordinate-...`` (the labels), so tests and SVG readers can find them.
+    (the red mismatch ring), ``doubt-Q16`` (the dashed ring of a move in doubt), ``note-1``...
+    (the notes' Texts), ``comparison``, ``doubt`` (the legend lines) and ``coordinate-...`` (the labels), so tests and SVG readers can find them.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
@@ -207,7 +247,7 @@ def draw(fig: Figure, title: str = ""):
     size = fig.size
     places = _note_places(fig.notes, size)
     rows = places[-1][1] + 1 if places else 0
-    extra = 0.9 * rows + (0.9 if fig.matching is not None else 0.0)
+    extra = 0.9 * rows + (0.9 if fig.matching is not None else 0.0) + (0.9 if fig.doubt else 0.0)
     low = -1.6 - extra
     height_units = size + 1.2 - low
     width_units = size + 2.0
@@ -247,6 +287,17 @@ def draw(fig: Figure, title: str = ""):
             color="black",
         )
         t.set_gid("comparison")
+    if fig.doubt:
+        t = ax.text(
+            -0.6,
+            y - 0.9 * (rows + (fig.matching is not None)),
+            f"purple, dashed: {doubt_legend()}: " + ", ".join(map(str, fig.doubt)),
+            ha="left",
+            va="center",
+            fontsize=10,
+            color=PURPLE,
+        )
+        t.set_gid("doubt")
     return mpl
 
 
@@ -291,6 +342,13 @@ def _draw_stones(ax, stones, size: int) -> None:
             ring = Circle((x, y), 0.47, fill=False, edgecolor=RED, lw=2.2, zorder=3)
             ring.set_gid(f"ring-{name}")
             ax.add_patch(ring)
+        if s.doubt:
+            ring = Circle((x, y), 0.36 if s.mismatch else 0.47, fill=False, edgecolor=PURPLE, lw=1.8, ls="--", zorder=3)
+            ring.set_gid(f"doubt-{name}")
+            ax.add_patch(ring)
+        colour = "white" if black else "black"
+        if s.doubt:
+            colour = LIGHT_PURPLE if black else PURPLE
         t = ax.text(
             x,
             y,
@@ -298,8 +356,9 @@ def _draw_stones(ax, stones, size: int) -> None:
             ha="center",
             va="center_baseline",
             fontsize=_font_size(s.number),
-            color="white" if black else "black",
+            color=colour,
             fontweight="bold",
+            fontstyle="italic" if s.doubt else "normal",
             zorder=4,
         )
         t.set_gid(f"number-{name}")

@@ -5,7 +5,10 @@
 * :func:`share_on_or_above`: share of points with ``y >= x``; ties count, as the paper's "on or
   above" says, with a relative tolerance so that an exact match whose two likelihoods were summed
   in different orders still counts as on the line.
-* :func:`summarize`: one row of the summary table for a set and length; for a set with captures also
+* :func:`auroc`, :func:`brier`, :func:`reliability` and :func:`expected_calibration_error`: how well
+  stated chances (of an answer being exact, of a move's number being right) match what happened.
+* :func:`summarize`: one row of the summary table for a set and length (where the answers stated how
+  sure they were, the mean stated chance beside the exact-match rate of those answers); for a set with captures also
   the share of positions the search found a sequence for and the mean share of captured stones'
   points placed as in the game (among those found).
 """
@@ -32,6 +35,55 @@ def share_on_or_above(x, y, rtol: float = TIE_RTOL) -> float:
     return float(np.mean(y >= x - rtol * np.abs(x)))
 
 
+def auroc(score, truth) -> float:
+    """The chance that a true case scores above a false one (ties count half): the Mann-Whitney
+    statistic over all pairs; NaN without both kinds."""
+    score, truth = np.asarray(score, dtype=float), np.asarray(truth, dtype=bool)
+    pos, neg = np.sort(score[truth]), score[~truth]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    below = np.searchsorted(pos, neg, side="right")  # positives at or below each negative
+    ties = below - np.searchsorted(pos, neg, side="left")
+    return float(1.0 - (below.sum() - 0.5 * ties.sum()) / (len(pos) * len(neg)))
+
+
+def brier(chance, truth) -> float:
+    """The mean squared difference between stated chances and what happened (0 or 1)."""
+    chance, truth = np.asarray(chance, dtype=float), np.asarray(truth, dtype=float)
+    return float(np.mean((chance - truth) ** 2))
+
+
+#: Bins of a reliability diagram: stated chances 0-10%, 10-20%, ... 90-100%.
+RELIABILITY_BINS = 10
+
+
+def reliability(chance, truth, bins: int = RELIABILITY_BINS) -> pd.DataFrame:
+    """Stated chances in ``bins`` equal bins (the last closed): each bin's ``low``, ``high``, ``count``,
+    mean stated chance (``stated``) and the share that happened (``observed``); NaN in empty bins."""
+    chance, truth = np.asarray(chance, dtype=float), np.asarray(truth, dtype=float)
+    idx = np.minimum((chance * bins).astype(int), bins - 1)
+    rows = []
+    for b in range(bins):
+        m = idx == b
+        rows.append(
+            {
+                "low": b / bins,
+                "high": (b + 1) / bins,
+                "count": int(m.sum()),
+                "stated": float(chance[m].mean()) if m.any() else float("nan"),
+                "observed": float(truth[m].mean()) if m.any() else float("nan"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def expected_calibration_error(chance, truth, bins: int = RELIABILITY_BINS) -> float:
+    """The count-weighted mean gap between stated and observed in :func:`reliability`'s bins."""
+    table = reliability(chance, truth, bins)
+    used = table[table["count"] > 0]
+    return float((used["count"] * (used["stated"] - used["observed"]).abs()).sum() / used["count"].sum())
+
+
 def summarize(inferred: pd.DataFrame, scored: Optional[pd.DataFrame] = None) -> Dict[str, object]:
     """Per set and length: the paper's figures of merit (loss columns only with ``scored``)."""
     row: Dict[str, object] = {
@@ -45,6 +97,12 @@ def summarize(inferred: pd.DataFrame, scored: Optional[pd.DataFrame] = None) -> 
         "mean_lgm_inferred": float(inferred["lgm"].mean()),
         "mean_lgm_actual": float(inferred["actual_lgm"].mean()),
     }
+    if "chance" in inferred.columns and inferred["chance"].notna().any():  # how sure the answers said they were
+        stated = inferred[inferred["chance"].notna()]
+        row["chance_stated_share"] = len(stated) / len(inferred)
+        row["mean_chance"] = float(stated["chance"].mean())
+        row["exact_match_rate_stated"] = float(stated["exact_match"].mean())
+        row["chance_auroc"] = auroc(stated["chance"], stated["exact_match"].astype(bool))
     if "found" in inferred.columns:  # a set with captures (moveorder.search.captures): rows without prisoners are blank
         has = inferred["found"].notna()
         row["found_share"] = float(inferred.loc[has, "found"].astype(bool).mean()) if has.any() else 1.0

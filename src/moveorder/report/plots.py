@@ -225,3 +225,49 @@ def method_curves(df, stem: Path) -> List[Path]:
     fig.legend(handles.values(), handles.keys(), fontsize=7, loc="lower center", ncol=min(4, len(handles)))
     fig.tight_layout(rect=(0, 0.04 * (1 + (len(handles) - 1) // 4), 1, 1))
     return save(fig, stem)
+
+
+def reliability_axes(ax, chance: Sequence[float], truth: Sequence[bool], title: str, what: str = "exact") -> None:
+    """A reliability diagram: per bin of stated chance (:func:`moveorder.report.metrics.reliability`),
+    the share that happened against the bin's mean stated chance, each point labelled with its count
+    (a Text with gid ``count-BIN``); the diagonal is a perfect calibration."""
+    from moveorder.report.metrics import auroc, expected_calibration_error, reliability
+
+    table = reliability(chance, truth)
+    used = table[table["count"] > 0]
+    ax.plot([0, 1], [0, 1], color="0.5", lw=1, ls="--", label="stated = observed")
+    ax.plot(used["stated"], used["observed"], "o-", color="C0", ms=4, lw=1.2)
+    for b, r in used.iterrows():
+        t = ax.annotate(
+            str(int(r["count"])),
+            (r["stated"], r["observed"]),
+            textcoords="offset points",
+            xytext=(0, 6),
+            ha="center",
+            fontsize=7,
+            color="C0",
+        )
+        t.set_gid(f"count-{b}")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.02, 1.05)
+    ax.set_aspect("equal")
+    ax.set_xlabel("stated chance")
+    ax.set_ylabel(f"observed: {what}")
+    ece = expected_calibration_error(chance, truth)
+    area = auroc(chance, truth)
+    ax.set_title(f"{title}\nN {len(chance)}, ECE {ece:.3f}, AUROC {area:.3f}", fontsize=9)
+    ax.grid(alpha=0.3)
+
+
+def reliability_diagram(
+    panels: Dict[str, Dict[str, Sequence]], stem: Path, note: str = "", what: str = "exact"
+) -> List[Path]:
+    """One reliability diagram per panel: ``panels[title] = {"chance": [...], "truth": [...]}``."""
+    k = len(panels)
+    fig, axes = plt.subplots(1, k, figsize=(3.3 * k, 3.7), squeeze=False)
+    for ax, (title, d) in zip(axes[0], panels.items()):
+        reliability_axes(ax, d["chance"], d["truth"], title, what)
+    if note:
+        fig.text(0.01, -0.02, note, fontsize=7, color="0.3")
+    fig.tight_layout()
+    return save(fig, stem)

@@ -26,6 +26,7 @@ from moveorder.data.arrangements import Arrangement, load_arrangements
 from moveorder.data.position import Position, check_length, check_output, read_position
 from moveorder.go import coords
 from moveorder.nets.likelihood import PositionEvaluator
+from moveorder.search import confidence
 from moveorder.search.boards import sequence_log_probs
 from moveorder.search.dispatch import refuse, run, steps, turns
 from moveorder.search.plans import captured_placed
@@ -50,7 +51,7 @@ from moveorder.search.results import (
     write_sgf,
     write_table,
 )
-from moveorder.settings import SearchConfig
+from moveorder.settings import CONFIDENCE_ORDERS, SearchConfig
 
 log = logging.getLogger(__name__)
 
@@ -80,19 +81,23 @@ def infer_arrangements(
     indices: Sequence[int],
     stats: Optional[SearchStats] = None,
     progress=None,
+    calibration: Optional[confidence.Calibration] = None,
+    network: str = "",
 ) -> List[Dict]:
     """Order a batch of arrangements of one length (:func:`moveorder.search.dispatch.run`); one result dict each.
 
-    A row with captures also says which share of the captured stones' points the inference played
-    where the game did (``captured_placed``).
+    Each row also says how sure its answer is (:func:`moveorder.search.confidence.judge`, with
+    ``calibration``, the one of ``network``): ``chance``, ``chance_note``, ``move_chances``,
+    ``uncertain`` and the ``evidence`` they come from.  A row with captures also says which share of
+    the captured stones' points the inference played where the game did (``captured_placed``).
     """
     problems = [problem_of_arrangement(a) for a in arrs]
     names = [f"{a.source} ({a.id})" for a in arrs]
-    found = run(evaluator, problems, cfg, indices, stats, progress, names=names)
+    found = run(evaluator, problems, cfg, indices, stats, progress, keep=CONFIDENCE_ORDERS, names=names)
     actual_ll = _actual_log_likelihoods(evaluator, arrs, turns(cfg))
     precision = evaluator.likelihood.precision
     out = []
-    for a, f, all_ll in zip(arrs, found, actual_ll):
+    for a, problem, f, all_ll in zip(arrs, problems, found, actual_ll):
         best = summarize(f.trials, a.n)
         inferred = best["inferred"]
         row = {"id": a.id, "set": a.set, "n": a.n}
@@ -112,11 +117,27 @@ def infer_arrangements(
             "source": a.source,
             "precision": precision,
         }
+        if f.orders:
+            row |= _judged(f.orders, problem, cfg, calibration, network)
         if any(a.prisoners):
             placed = captured_placed(coords.sgf_to_lz(a.actual), coords.sgf_to_lz(inferred)) if inferred else 0.0
             row |= {"prisoners": list(a.prisoners), "found": bool(inferred), "captured_placed": placed}
         out.append(row)
     return out
+
+
+def _judged(orders, problem: Problem, cfg: SearchConfig, calibration, network: str) -> Dict:
+    """:func:`moveorder.search.confidence.judge` of a problem's orders found."""
+    possible = confidence.possible_orders(len(problem.black), len(problem.white)) if problem.capture_free else None
+    return confidence.judge(
+        orders,
+        problem.moves,
+        possible,
+        calibration,
+        confidence.search_key(cfg),
+        network,
+        captures=not problem.capture_free,
+    )
 
 
 def _actual_log_likelihoods(
@@ -152,12 +173,15 @@ def infer_set(
     chunk: int = 20,
     progress: bool = False,
     arrangements: Optional[Sequence[Arrangement]] = None,
+    calibration: Optional[confidence.Calibration] = None,
+    network: str = "",
 ) -> SearchStats:
     """Infer every arrangement of a file, ``chunk`` at a time, resuming after the ones already written.
 
     ``progress``: a bar over all steps of all chunks on stderr (tqdm, with an ETA).  Arrangements of
     several lengths are ordered each length in its own batches, with its own settings (``cfg.for_length``).
-    ``arrangements``: the file's, when the caller has read it already.
+    ``arrangements``: the file's, when the caller has read it already.  ``calibration``: that of
+    ``network`` (each row's chance, :func:`infer_arrangements`).
     """
     arrs = load_arrangements(arrangements_path) if arrangements is None else arrangements
     out_jsonl = Path(out_jsonl)
@@ -175,7 +199,16 @@ def infer_set(
     total = sum(steps(c, [problem_of_arrangement(a) for _, a in part]) for c, part in batches)
     with progress_bar(total, f"infer {Path(arrangements_path).name}", enabled=progress) as bar:
         for length_cfg, part in batches:
-            rows = infer_arrangements(evaluator, [a for _, a in part], length_cfg, [i for i, _ in part], stats, bar)
+            rows = infer_arrangements(
+                evaluator,
+                [a for _, a in part],
+                length_cfg,
+                [i for i, _ in part],
+                stats,
+                bar,
+                calibration=calibration,
+                network=network,
+            )
             with open(out_jsonl, "a", encoding="utf-8") as f:
                 for row in rows:
                     f.write(json.dumps(row) + "\n")
@@ -196,16 +229,28 @@ def infer_set_file(
     sgf_dir: Optional[Path] = None,
     stats_path: Optional[Path] = None,
     progress: bool = False,
+    calibration: Optional[confidence.Calibration] = None,
 ) -> SearchStats:
     """``moveorder infer-set``: :func:`infer_set`, then the table, the SGF files and the stats (JSON) of the run.
 
     ``evaluator`` makes the network's evaluator once the arrangements are read and checked.
+    ``calibration``: the network's (each answer's chance), if it has one.
     """
     arrs = load_arrangements(arrangements_path)
     if not arrs:
         raise ValueError(f"{arrangements_path}: no arrangements")
     ev = evaluator()
-    stats = infer_set(arrangements_path, out_jsonl, ev, cfg, chunk=chunk, progress=progress, arrangements=arrs)
+    stats = infer_set(
+        arrangements_path,
+        out_jsonl,
+        ev,
+        cfg,
+        chunk=chunk,
+        progress=progress,
+        arrangements=arrs,
+        calibration=calibration,
+        network=network,
+    )
     settings = settings_text(network, cfg, precision, sorted({a.n for a in arrs}))
     write_table(load_results(out_jsonl), table, sgf_dir, network=network, settings=settings)
     if stats_path is not None:
@@ -322,23 +367,36 @@ def infer_position(
     reason.  Every check on the input and the output (:func:`check_request`) runs before the network
     is loaded (``evaluator`` makes it).  ``progress``: a bar on stderr (True), none (False), or
     an object with tqdm's ``reset(total)`` and ``update(k)`` (the page's worker).  Returns
-    :func:`summarize`'s dict with the ``orders``.
+    :func:`summarize`'s dict with the ``orders`` and how sure the answer is (``chance``,
+    ``move_chances``, ``uncertain``: :func:`moveorder.search.confidence.judge`, with the calibration
+    beside ``network``, read before the network is loaded).
     """
     pos, problem, cfg = check_request(position, output, moves, cfg, prisoners, alternatives)
     where = str(position)
     n = problem.moves
+    calibration = network_calibration(network)
     ev = evaluator()  # the network is loaded (and refused, if it is none) before any progress is shown
     stats = SearchStats()
     unit = "infer" if problem.capture_free else "infer (network evaluations, at most)"
+    keep = max(alternatives, CONFIDENCE_ORDERS)  # the best order is the same whatever is kept
     with _progress(progress, steps(cfg, [problem]), unit) as bar:
-        (found,) = run(ev, [problem], cfg, stats=stats, progress=bar, keep=alternatives, names=[where])
+        (found,) = run(ev, [problem], cfg, stats=stats, progress=bar, keep=keep, names=[where])
     if not found.trials:
         _refuse_not_found(where, pos.prisoners, cfg, proven=bool(stats.unreachable))
     row = summarize(found.trials, n)
-    row["orders"] = ranked_orders(found.orders, n)
+    row["orders"] = ranked_orders(found.orders[:alternatives], n)
+    row |= _judged(found.orders, problem, cfg, calibration, network)
     if output is not None:
         _write_answer(Path(output), row, pos, cfg, network, precision, str(position), alternatives)
     return row
+
+
+def network_calibration(network: str) -> Optional[confidence.Calibration]:
+    """The calibration beside ``network`` (a shipped name or a weights file), None if it has none;
+    a broken one refused (ValueError naming its file)."""
+    from moveorder.nets.shipped import resolve
+
+    return confidence.calibration_for(resolve(network))
 
 
 def _progress(progress, total: int, desc: str):
@@ -375,10 +433,12 @@ def _write_answer(output: Path, row: Dict, pos, cfg, network: str, precision: st
         sgf_comment(row["lgm"], row["trial_lgms"], describe(network, cfg, precision), source=source)
         + "."
         + prisoners_note
+        + (f" How sure: {confidence.chance_line(row)}." if "chance" in row else "")
         + " "
         + orders_note(row["orders"], asked),
         komi=pos.komi,
         black=pos.black_player,
         white=pos.white_player,
         variations=[(o["moves"], variation_note(o, k, row["orders"])) for k, o in enumerate(row["orders"]) if k],
+        move_notes=confidence.move_notes(row.get("move_chances")),
     )

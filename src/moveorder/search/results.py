@@ -14,6 +14,7 @@ from sgfmill import sgf
 
 from moveorder import __version__
 from moveorder.go import coords
+from moveorder.search.confidence import chance_line
 from moveorder.search.problem import lgm
 from moveorder.settings import SearchConfig
 
@@ -66,6 +67,9 @@ def write_table(
 ) -> pd.DataFrame:
     """One CSV row per arrangement; with ``sgf_dir``, the inferred sequences as SGF files.
 
+    Rows that say how sure they are add ``chance`` (blank where none is stated), ``uncertain``
+    (the doubtful spans, ``8-13 17-20``) and ``chance_note`` (why none is stated).
+
     A table with positions with captures also has ``prisoners``, ``found`` and ``captured_placed``
     (blank for its capture-free rows); a capture-free table keeps the paper's columns only.
     """
@@ -97,6 +101,12 @@ def write_table(
                 "network": network,
             }
         )
+        if "chance" in r:  # how sure the answer is (moveorder.search.confidence)
+            rows[-1] |= {
+                "chance": r["chance"],
+                "uncertain": " ".join(f"{a}-{b}" for a, b in r["uncertain"]),
+                "chance_note": r["chance_note"] or "",
+            }
         if captures_table:
             with_captures = "prisoners" in r
             rows[-1] |= {
@@ -109,6 +119,7 @@ def write_table(
                 Path(sgf_dir) / f"{r['id']}.sgf",
                 r["inferred"],
                 sgf_comment(r["lgm"], r["trial_lgms"], settings, actual_lgm=r["actual_lgm"])
+                + (f" How sure: {chance_line(r)}." if "chance" in r else "")
                 if r.get("found", True)
                 else f"moveorder: no legal sequence found for this position. {settings}",
                 komi=r.get("komi"),
@@ -159,8 +170,12 @@ def write_sgf(
     black: str = "",
     white: str = "",
     variations: Sequence[Tuple[Sequence[str], str]] = (),
+    move_notes: Optional[Dict[int, str]] = None,
 ) -> None:
     """A game record of ``moves`` (SGF points, Black first) with ``comment`` on the root.
+
+    ``move_notes``: comments of moves of the main line (0-based index -> text); such a move is
+    also marked unclear (``UC[1]``, SGF's own mark), as a move in doubt is.
 
     ``komi`` and the players' names ``black``/``white`` (PB/PW) are kept
     when given (the one-position tool passes the input record's).
@@ -185,6 +200,9 @@ def write_sgf(
     for i, m in enumerate(moves):
         node = node.new_child()
         node.set_move("bw"[i % 2], coords.to_sgfmill(coords.from_sgf(m)))
+        if move_notes and i in move_notes:
+            node.set("C", move_notes[i])
+            node.set_raw("UC", b"1")
     for order, note in variations:
         node, commented = root, False
         for i, m in enumerate(order):

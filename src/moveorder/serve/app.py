@@ -96,9 +96,10 @@ def figure_json(fig: diagram.Figure) -> Dict:
         "moves": fig.moves,
         "matching": fig.matching,
         "first_difference": fig.first_difference,
+        "doubt": list(fig.doubt) if fig.doubt is not None else None,
         "stones": [
             {"point": vertex(s.point), "row": s.point[0], "col": s.point[1], "colour": s.colour}
-            | {"number": s.number, "mismatch": s.mismatch}
+            | {"number": s.number, "mismatch": s.mismatch, "doubt": s.doubt}
             for s in fig.stones
         ],
         "notes": [
@@ -268,6 +269,7 @@ def create_app(
     def search(job: Job, path: Path, args, cfg: S.SearchConfig) -> Dict:
         """The worker's part: ``moveorder infer``'s search and answer, on the loaded network."""
         from moveorder.nets.likelihood import evaluator_over, likelihood_of_options
+        from moveorder.search.confidence import chance_line
         from moveorder.search.inference import infer_position
 
         def warm(network, cache_size):
@@ -302,14 +304,23 @@ def create_app(
         actual = game_order(path, args.moves)
         stem = Path(path.name).stem
         head, tail = answer_lines(row, Path(stem + DOWNLOADS["sgf"][0]), args.alternatives, actual)
-        figures = [figure_json(diagram.figure_data(o["moves"], actual)) for o in row["orders"]]
-        saved = {"title": diagram_title(path.name, row), "inferred": row["inferred"], "actual": actual}
+        doubt = diagram.doubtful_moves(row.get("move_chances"))
+        figures = [
+            figure_json(diagram.figure_data(o["moves"], actual, doubt=doubt if k == 0 else None))
+            for k, o in enumerate(row["orders"])
+        ]
+        saved = {"title": diagram_title(path.name, row), "inferred": row["inferred"], "actual": actual, "doubt": doubt}
         (job.folder / "answer.json").write_text(json.dumps(saved))
         return {
             "order": coords.sgf_to_gtp(row["inferred"]),
             "lgm": row["lgm"],
             "lines": head + tail,
             "comparison": diagram.comparison_line(row["inferred"], actual) if actual else None,
+            "chance": row["chance"],
+            "confidence": chance_line(row),
+            "move_chances": row["move_chances"],
+            "uncertain": row["uncertain"],
+            "doubt_legend": diagram.doubt_legend(),
             "orders": [
                 {"lgm": o["lgm"], "relative": o["relative"], "log_likelihood": _finite(o["log_likelihood"])}
                 | {"order": coords.sgf_to_gtp(o["moves"]), "figure": f}
@@ -355,7 +366,8 @@ def create_app(
         path = job.folder / ("ordered.sgf" if kind == "sgf" else f"order.{kind}")
         if not path.exists():
             saved = json.loads((job.folder / "answer.json").read_text())
-            diagram.save(diagram.figure_data(saved["inferred"], saved["actual"]), path, title=saved["title"])
+            fig = diagram.figure_data(saved["inferred"], saved["actual"], doubt=saved.get("doubt"))
+            diagram.save(fig, path, title=saved["title"])
         name = job.answer["name"] + ending
         return FileResponse(path, media_type=media, filename=name, headers=HEADERS)
 

@@ -123,6 +123,7 @@ def _row(r: Dict) -> Dict:
         "lgm": float(r["lgm"]),
         "actual_lgm": float(r["actual_lgm"]),
         "exact_match": bool(r["exact_match"]),
+        "chance": _number(r.get("chance")),
         "matching_prefix": int(r["matching_prefix"]),
         "matching_moves": int(r["matching_moves"]),
         "prisoners": [int(x) for x in r.get("prisoners", (0, 0))],

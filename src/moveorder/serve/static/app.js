@@ -77,16 +77,19 @@ function drawStone(layer, row, col, colour, attrs) {
 
 // The figure of an order (the server's figure_data) up to move `step`, as a Go book draws it: each point
 // numbered with its first move, numbers in the stone's contrasting colour, moves off the game's number
-// ringed red; points played again go to the notes ("20 = 112"). `step` 0 shows the empty board.
+// ringed red, moves in doubt ringed purple and dashed, their numbers in purple italics; points played again go
+// to the notes ("20 = 112"). `step` 0 shows the empty board.
 function drawFigure(container, figure, step) {
   const layer = emptyBoard(container);
   for (const s of figure.stones) {
     if (s.number > step) continue;
     const g = drawStone(layer, s.row, s.col, s.colour,
-      { "data-number": s.number, "data-mismatch": s.mismatch ? "1" : "0" });
+      { "data-number": s.number, "data-mismatch": s.mismatch ? "1" : "0", "data-doubt": s.doubt ? "1" : "0" });
     const [x, y] = xy(s.row, s.col);
     if (s.mismatch) el("circle", { cx: x, cy: y, r: CELL / 2 + 1.5, class: "mismatch" }, g);
-    const text = el("text", { x: x, y: y + 4.5, class: `number len${String(s.number).length}` }, g);
+    if (s.doubt) el("circle", { cx: x, cy: y, r: s.mismatch ? CELL / 2 - 3 : CELL / 2 + 1.5, class: "doubt" }, g);
+    const text = el("text", { x: x, y: y + 4.5,
+      class: `number len${String(s.number).length}` + (s.doubt ? " doubtful" : "") }, g);
     text.textContent = String(s.number);
     if (s.number === step) g.classList.add("last");
   }
@@ -361,6 +364,9 @@ function showAnswer(answer, id) {
   $("summary").textContent = `The likeliest order found: ${n} moves, LGM ${answer.lgm.toFixed(4)} ` +
     `(${answer.seconds.toFixed(1)} s).`;
   $("comparison").textContent = answer.comparison || "";
+  $("confidence").textContent = answer.confidence.charAt(0).toUpperCase() + answer.confidence.slice(1) + ".";
+  $("doubt-legend").hidden = !(answer.orders[0].figure.doubt || []).length;
+  $("doubt-text").textContent = `dashed purple: ${answer.doubt_legend}`;
   const body = $("alternatives-table").tBodies[0];
   body.textContent = "";
   const best = answer.orders[0].order;
@@ -432,7 +438,10 @@ async function openRun(name) {
   run.rows = data.rows;
   run.name = name;
   const exact = data.rows.filter((r) => r.exact_match).length;
+  const stated = data.rows.filter((r) => r.chance !== null);
+  const mean = stated.reduce((sum, r) => sum + r.chance, 0) / Math.max(1, stated.length);
   $("run-info").textContent = `${data.rows.length} arrangements, ${exact} exact` +
+    (stated.length ? ` (the answers stated ${Math.round(mean * 100)}% on average)` : "") +
     (data.scored_by ? `; losses by KataGo ${data.scored_by}` : "; not scored by KataGo");
   $("run-boards").hidden = true;
   drawTable();
@@ -464,7 +473,7 @@ function drawTable() {
     const tr = document.createElement("tr");
     tr.dataset.id = r.id;
     const values = [r.id, r.set, r.n, fmt(r.actual_lgm, 4), r.found ? fmt(r.lgm, 4) : "none found",
-      fmt(r.exact_match), r.matching_prefix, r.matching_moves, fmt(r.loss_actual, 3), fmt(r.loss_inferred, 3)];
+      fmt(r.exact_match), r.chance === null ? "" : `${Math.round(r.chance * 100)}%`, r.matching_prefix, r.matching_moves, fmt(r.loss_actual, 3), fmt(r.loss_inferred, 3)];
     for (const v of values) { const td = document.createElement("td"); td.textContent = v; tr.appendChild(td); }
     if (r.exact_match) tr.classList.add("exact");
     tr.addEventListener("click", () => openBoards(r.id));

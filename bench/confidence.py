@@ -1,0 +1,169 @@
+"""How sure the answers are, measured: the calibration of a network for one search, fitted on games in no
+evaluation set, and checked on the evaluation sets (docs/results.md, "How sure an answer is").
+
+    # the calibration games: Fox pro and KGS records outside Pro20/40, KGS20/40 and the other 100 pro openings
+    python bench/player.py others --records data/records/pro/qualified.jsonl \
+        --exclude data/arrangements/pro/20m.jsonl --exclude data/arrangements/pro-other/20m.jsonl \
+        --set pro-calibration --count 200 --seed 61 --lengths 20 --out-dir data/calibration/pro
+    (the same with --count 100 --lengths 40; and for kgs with --exclude data/arrangements/kgs/20m.jsonl)
+    python bench/confidence.py infer --work runs/confidence --sets calibration --calibration none
+    python bench/confidence.py fit --work runs/confidence \
+        --out src/moveorder/nets/shipped/tygem-6x128.calibration.json
+    python bench/confidence.py infer --work runs/confidence --sets evaluation
+    python bench/confidence.py check --work runs/confidence --figures docs/figures
+
+``infer`` runs ``moveorder infer-set`` (the code path every answer takes) on each set with the search of
+``--search`` (default: the player's, ``moveorder infer``'s default), one set after another, each
+resumable; ``fit`` runs ``moveorder calibrate`` on the calibration sets' answers; ``check`` reads the
+chances the evaluation sets' answers stated and prints, per set and pooled, the answers, exact ones,
+mean stated chance, expected calibration error (10 bins), Brier score, AUROC, and the answers stated
+at 70% or more with how many were exact; the same for each move's chance; and draws the reliability
+diagrams (``reliability_orders``, ``reliability_moves``).
+"""
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from moveorder.report import metrics, plots
+from moveorder.report.summary import to_markdown
+from moveorder.search.results import load_results
+from moveorder.settings import DOUBT
+
+MOVEORDER = [sys.executable, "-m", "moveorder"]
+#: The player's default search (moveorder infer --quality fast), as infer-set options.
+PLAYER = "--method beam --beam-width 32 --beam-future 1 --orientations seats"
+CALIBRATION = {f"cal-{lv}-{n}": f"data/calibration/{lv}/{n}m.jsonl" for lv in ("pro", "kgs") for n in (20, 40)}
+EVALUATION = {f"{s}-{n}": f"data/arrangements/{s}/{n}m.jsonl" for n in (20, 40) for s in ("pro", "kgs", "pro-other")}
+NAMES = {"pro": "Pro", "kgs": "KGS", "pro-other": "other pro"}
+
+
+def folder(a) -> Path:
+    return Path(a.work) / a.label
+
+
+def infer(a):
+    sets = CALIBRATION if a.sets == "calibration" else EVALUATION
+    out = folder(a)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, path in sets.items():
+        if (out / f"{name}.csv").exists():
+            print(f"{name}: done")
+            continue
+        cmd = MOVEORDER + ["infer-set", "--arrangements", path, "--out", str(out / f"{name}.jsonl")]
+        cmd += ["--table", str(out / f"{name}.csv"), "--network", a.network, "--precision", a.precision, "--quiet"]
+        cmd += a.search.split() + (["--calibration", a.calibration] if a.calibration else [])
+        print(" ".join(cmd), flush=True)
+        subprocess.run(cmd, check=True)
+
+
+def fit(a):
+    files = [str(folder(a) / f"{name}.jsonl") for name in CALIBRATION]
+    subprocess.run(MOVEORDER + ["calibrate", "--results", *files, "--network", a.network, "--out", a.out], check=True)
+
+
+def _label(name: str) -> str:
+    s, n = name.rsplit("-", 1)
+    return f"{NAMES[s]}{n}"
+
+
+def row_of(label: str, chance, exact) -> dict:
+    chance, exact = np.asarray(chance, dtype=float), np.asarray(exact, dtype=bool)
+    high = chance >= 0.7
+    return {
+        "set": label,
+        "answers": len(chance),
+        "exact": int(exact.sum()),
+        "mean chance": chance.mean(),
+        "exact rate": exact.mean(),
+        "ECE": metrics.expected_calibration_error(chance, exact),
+        "Brier": metrics.brier(chance, exact),
+        "AUROC": metrics.auroc(chance, exact),
+        "stated >= 70%": int(high.sum()),
+        "exact of those": float(exact[high].mean()) if high.any() else float("nan"),
+    }
+
+
+def check(a):
+    out = folder(a)
+    rows = {name: load_results(out / f"{name}.jsonl") for name in EVALUATION if (out / f"{name}.jsonl").exists()}
+    unstated = {name: sum(r["chance"] is None for r in rs) for name, rs in rows.items()}
+    if any(unstated.values()):
+        print("answers without a chance (left out):", {k: v for k, v in unstated.items() if v})
+    table, moves, panels, move_panels = [], [], {}, {}
+    pooled = {20: ([], []), 40: ([], [])}
+    pooled_moves = {20: ([], []), 40: ([], [])}
+    for name, rs in rows.items():
+        rs = [r for r in rs if r["chance"] is not None]
+        chance = [r["chance"] for r in rs]
+        exact = [bool(r["exact_match"]) for r in rs]
+        mc = [p for r in rs for p in r["move_chances"]]
+        right = [x == y for r in rs for x, y in zip(r["inferred"], r["actual"])]
+        n = int(name.rsplit("-", 1)[1])
+        pooled[n][0].extend(chance)
+        pooled[n][1].extend(exact)
+        pooled_moves[n][0].extend(mc)
+        pooled_moves[n][1].extend(right)
+        table.append(row_of(_label(name), chance, exact))
+        moves.append(row_of(_label(name), mc, right) | {"in doubt": int((np.array(mc) < DOUBT).sum())})
+        panels[_label(name)] = {"chance": chance, "truth": exact}
+    for n, (chance, exact) in pooled.items():
+        if chance:
+            table.append(row_of(f"pooled, {n} moves", chance, exact))
+            moves.append(row_of(f"pooled, {n} moves", *pooled_moves[n]))
+            panels[f"pooled, {n} moves"] = {"chance": chance, "truth": exact}
+            move_panels[f"every move, {n}-move answers"] = {"chance": pooled_moves[n][0], "truth": pooled_moves[n][1]}
+    orders, per_move = pd.DataFrame(table), pd.DataFrame(moves)
+    print("Chance that the order is exact\n")
+    print(to_markdown(orders))
+    print("Chance that a move's number is right\n")
+    print(
+        to_markdown(
+            per_move.rename(
+                columns={
+                    "answers": "moves",
+                    "exact": "right",
+                    "exact rate": "right rate",
+                    "exact of those": "right of those",
+                }
+            )
+        )
+    )
+    bins = []
+    for label, d in panels.items():
+        t = metrics.reliability(d["chance"], d["truth"])
+        bins.append(t.assign(set=label))
+    pd.concat(bins).to_csv(out / "reliability_bins.csv", index=False)
+    if a.figures:
+        note = f"{a.network}, {a.label}; chances from the calibration beside the network"
+        plots.reliability_diagram(panels, Path(a.figures) / "reliability_orders", note)
+        plots.reliability_diagram(
+            move_panels, Path(a.figures) / "reliability_moves", note, what="the move's number right"
+        )
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    for name in ("infer", "fit", "check"):
+        s = sub.add_parser(name)
+        s.add_argument("--work", required=True)
+        s.add_argument("--label", default="beam32f1-seats", help="the search's folder under --work")
+        s.add_argument("--network", default="tygem-6x128")
+    i = sub.choices["infer"]
+    i.add_argument("--sets", choices=("calibration", "evaluation"), required=True)
+    i.add_argument("--search", default=PLAYER, help="infer-set's search options")
+    i.add_argument("--precision", default="bfloat16")
+    i.add_argument("--calibration", default="", help="infer-set's --calibration (default: the network's)")
+    sub.choices["fit"].add_argument("--out", required=True)
+    sub.choices["check"].add_argument("--figures", default="")
+    a = p.parse_args()
+    {"infer": infer, "fit": fit, "check": check}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()

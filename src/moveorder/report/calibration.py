@@ -1,0 +1,72 @@
+"""How sure the answers were, measured: fitting a network's calibration on results of known games
+(:func:`calibrate`, ``moveorder calibrate``), and checking stated chances against what happened
+(:func:`check`: reliability tables, expected calibration error, Brier score, AUROC; :func:`plot`:
+the reliability diagram).  The chances themselves: :mod:`moveorder.search.confidence`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+from moveorder.report.metrics import auroc, brier, expected_calibration_error
+from moveorder.search import confidence
+from moveorder.search.results import load_results
+
+
+def read_answers(paths: Sequence[Path]) -> List[Dict]:
+    """infer-set's rows of ``paths``, each checked to carry the search's evidence."""
+    rows = []
+    for path in map(Path, paths):
+        if not path.is_file():
+            raise ValueError(f"{path}: --results: no such file")
+        these = load_results(path)
+        missing = [r.get("id", "?") for r in these if not r.get("evidence")]
+        if missing:
+            raise ValueError(
+                f"{path}: {len(missing)} of {len(these)} answers carry no evidence (the first: {missing[0]}); "
+                "infer-set writes it with --method beam"
+            )
+        rows += [r | {"file": str(path)} for r in these]
+    return rows
+
+
+def calibrate(paths: Sequence[Path], network: str, out: Path, command: str) -> str:
+    """Fit ``network``'s calibration for the one search of the answers in ``paths`` (infer-set
+    results of games in no evaluation set) and write it to ``out`` (kept: an existing file's fits
+    for other searches); returns a line saying what was fitted."""
+    rows = read_answers(paths)
+    if not rows:
+        raise ValueError(f"{', '.join(map(str, paths))}: no answers")
+    keys = sorted({str(r["evidence"].get("search")) for r in rows})
+    if len(keys) != 1 or keys[0] == "None":
+        raise ValueError(f"--results: answers of {len(keys)} searches ({', '.join(keys)}); fit one search at a time")
+    out = Path(out)
+    existing = confidence.Calibration.load(out) if out.is_file() else None
+    if existing is not None and existing.network != network:
+        raise ValueError(f"{out}: the calibration of network {existing.network}, not of {network}")
+    files = [
+        {
+            "file": str(p),
+            "sha256": hashlib.sha256(Path(p).read_bytes()).hexdigest(),
+            "answers": sum(r["file"] == str(p) for r in rows),
+        }
+        for p in paths
+    ]
+    fitted = confidence.fit(rows, {"files": files, "command": command})
+    chances = [fitted.chance(r["evidence"]) for r in rows]
+    exact = [bool(r["exact_match"]) for r in rows]
+    fitted.data["in_sample"] = {
+        "auroc": round(auroc(chances, exact), 4),
+        "ece": round(expected_calibration_error(chances, exact), 4),
+        "brier": round(brier(chances, exact), 4),
+    }
+    calibration = existing or confidence.Calibration(network)
+    calibration.fits[keys[0]] = fitted
+    calibration.save(out)
+    return (
+        f"{out}: {network}, search {keys[0]}: {fitted.data['answers']} answers ({fitted.data['exact']} exact), "
+        f"{fitted.data['moves']} moves; in-sample AUROC {fitted.data['in_sample']['auroc']:.3f}, "
+        f"ECE {fitted.data['in_sample']['ece']:.3f}"
+    )
