@@ -24,7 +24,7 @@ from moveorder.report import diagram, metrics, plots
 from moveorder.search import confidence
 from moveorder.search.dispatch import run
 from moveorder.search.problem import problem_of_stones
-from moveorder.settings import DOUBT, MIN_ORDERS, SearchConfig
+from moveorder.settings import DOUBT, MIN_ORDERS, NEARLY, SearchConfig
 
 FIXTURE = str(helpers.FIXTURE)
 
@@ -62,7 +62,9 @@ def test_possible_orders():
     assert confidence.possible_orders(10, 10) == math.factorial(10) ** 2
 
 
-CAL = confidence.Calibration("net", {"beam32f1-seats": confidence.Fit([0.5, 2.0, 3.0], [1.0, -0.5, 0.25, 0.1])})
+CAL = confidence.Calibration(
+    "net", {"beam32f1-seats": confidence.Fit([0.5, 2.0, 3.0], [1.0, -0.5, 0.25, 0.1, -0.3, 0.7])}
+)
 
 
 def test_chances_from_hand_worked_weights():
@@ -76,7 +78,13 @@ def test_chances_from_hand_worked_weights():
     # move 1: 'a' in orders 1 and 3 (0.6 of the likelihood): log(1 - 0.6)
     agree1 = 0.6 / total
     z = 1.0 - 0.5 * math.log(1 - agree1) + 0.25 * math.log(0.4) / 4 + 0.1 * math.log(0.4 / total)
-    assert judged["move_chances"][0] == pytest.approx(sig(z), rel=1e-5)
+    assert judged["move_chances"][0] == pytest.approx(sig(z), rel=1e-5)  # move 1: log(1 + 0) = 0, 0 / 4
+    # move 3: 'c' in orders 1 and 3 again; log(1 + 2) and 2 / 4 of the way
+    z3 = z - 0.3 * math.log(3) + 0.7 * 2 / 4
+    assert judged["move_chances"][2] == pytest.approx(sig(z3), rel=1e-5)
+    # every order agrees on nothing but the best is clipped: log(1 - agree) no lower than log(0.001)
+    sure = confidence.move_features({"agree": [1.0, 0.9999999], "lgm_log": -1.0, "log_share": 0.0})
+    assert sure[0][0] == pytest.approx(math.log(1e-3)) and sure[1][0] == pytest.approx(math.log(1e-3))
     assert judged["evidence"]["search"] == "beam32f1-seats"
 
 
@@ -110,15 +118,26 @@ def test_uncertain_groups_by_hand():
     best = list("abcdefghij")
     swap_2_5 = list("aecdbfghij")  # moves 2 and 5 swapped
     swap_8_9 = list("abcdefgihj")
-    far = list("abcdefghji")  # 9 and 10: a move not in doubt below
+    far = list("abcdefghji")  # 9 and 10: a move not in doubt below, and far less likely than the best
     orders = [(best, 0.0), (swap_2_5, -1.0), (swap_8_9, -1.5), (far, -9.0)]
+    # an alternative under NEARLY times the best's likelihood names no stretch
+    assert confidence.uncertain_groups([(best, 0.0), (far, math.log(NEARLY) - 0.01)], [1] * 8 + [0.1, 0.1]) == []
+    assert confidence.uncertain_groups([(best, 0.0), (far, math.log(NEARLY) + 0.01)], [1] * 8 + [0.1, 0.1]) == [[9, 10]]
     chances = [1, 0.6, 1, 1, 0.6, 1, 1, 0.7, 0.7, 0.95]
-    assert confidence.uncertain_groups(orders, chances) == [[2, 5], [8, 9]]
+    assert confidence.uncertain_groups(orders, chances, doubt=0.8) == [[2, 5], [8, 9]]
+    assert confidence.uncertain_groups(orders, chances, doubt=0.65) == [[2, 5]]
     # a span overlapping another merges with it
     overlap = list("abcdgfehij")  # 5 and 7 swapped
     chances2 = [1, 0.6, 1, 1, 0.5, 1, 0.6, 1, 1, 1]
-    assert confidence.uncertain_groups([(best, 0.0), (swap_2_5, -1.0), (overlap, -1.2)], chances2) == [[2, 7]]
+    assert confidence.uncertain_groups([(best, 0.0), (swap_2_5, -1.0), (overlap, -1.2)], chances2, 0.8) == [[2, 7]]
     assert confidence.uncertain_groups(orders, [1.0] * 10) == []
+    # two swaps far apart in one alternative are two stretches, not one from the first to the last
+    two = list("aecdbfghji")  # 2 and 5, 9 and 10
+    chances3 = [1, 0.6, 1, 1, 0.6, 1, 1, 1, 0.7, 0.7]
+    assert confidence.uncertain_groups([(best, 0.0), (two, -1.0)], chances3, 0.8) == [[2, 5], [9, 10]]
+    assert confidence.blocks(two, best) == [(1, 4), (8, 9)]
+    assert confidence.blocks(list("bcaxyz"), list("abcxyz")) == [(0, 2)]  # a rotation of three
+    assert confidence.blocks(best, best) == []
     assert confidence.uncertain_groups(orders, None) == []
     assert confidence.groups_text([[2, 5], [8, 9]]) == "moves 2-5 and 8-9"
     assert confidence.groups_text([[8, 13]]) == "moves 8-13"
@@ -139,6 +158,12 @@ def test_chance_line(chance, text):
     judged = {"chance": chance, "chance_note": None, "uncertain": []}
     assert confidence.chance_line(judged) == text
     assert confidence.chance_line(judged | {"uncertain": [[8, 13]]}) == text + "; moves 8-13 uncertain"
+    moves = [0.9, DOUBT - 0.1, 0.2, DOUBT]
+    assert confidence.chance_line(judged | {"move_chances": moves}) == text + "; 2 of 4 moves in doubt"
+    assert (
+        confidence.chance_line(judged | {"move_chances": moves, "uncertain": [[2, 3]]})
+        == text + "; moves 2-3 uncertain"
+    )
 
 
 def test_calibration_file_round_trip_and_refusals(tmp_path):
@@ -152,7 +177,7 @@ def test_calibration_file_round_trip_and_refusals(tmp_path):
     assert confidence.calibration_for(tmp_path / "other.txt.gz") is None
     bad = tmp_path / "bad.calibration.json"
     bad.write_text('{"network": "x", "fits": {"k": {"order_weights": [1], "move_weights": [1, 2, 3, 4]}}}')
-    with pytest.raises(ValueError, match=r"bad.calibration.json: not a moveorder calibration .*expected 3 and 4"):
+    with pytest.raises(ValueError, match=r"bad.calibration.json: not a moveorder calibration .*expected 3 and 6"):
         confidence.Calibration.load(bad)
     bad.write_text("{")
     with pytest.raises(ValueError, match="bad.calibration.json: not a moveorder calibration"):
@@ -300,6 +325,14 @@ def test_diagram_marks_the_moves_in_doubt(tmp_path):
     rings = set(re.findall(r'id="doubt-([A-T]\d+)"', svg))
     assert rings == {coords.to_gtp(coords.from_sgf(OPENING[k])) for k in (1, 4)}
     assert 'id="doubt"' in svg and "2, 5" in svg
+    assert diagram.number_ranges([31, 14, 15, 16, 19, 26, 27]) == "14-16, 19, 26-27, 31"
+    # a long list wraps to lines under the board's width, every number kept
+    long = diagram.figure_data(OPENING[:20], doubt=list(range(1, 21, 2)))
+    lines = diagram.doubt_lines(long)
+    assert len(lines) > 1 and all(len(x) <= diagram.LEGEND_WIDTH for x in lines)
+    assert " ".join(lines).endswith("1, 3, 5, 7, 9, 11, 13, 15, 17, 19")
+    svg2 = diagram.save(long, tmp_path / "long.svg").read_text()
+    assert 'id="doubt-2"' in svg2
     # without the answer's doubt nothing is marked
     plain = diagram.save(diagram.figure_data(OPENING[:6]), tmp_path / "p.svg").read_text()
     assert "doubt" not in plain
@@ -341,9 +374,9 @@ def calibrated_fixture(tmp_path):
 
     net = tmp_path / "net.txt.gz"
     shutil.copy(FIXTURE, net)
-    confidence.Calibration("net", {"beam32f1-seats": confidence.Fit([0.5, 1.0, 0.5], [2.0, -1.0, 0.5, 0.0])}).save(
-        tmp_path / "net.calibration.json"
-    )
+    confidence.Calibration(
+        "net", {"beam32f1-seats": confidence.Fit([0.5, 1.0, 0.5], [0.5, -1.0, 0.5, 0.0, 0.0, 0.0])}
+    ).save(tmp_path / "net.calibration.json")
     return net
 
 

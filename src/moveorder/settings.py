@@ -285,10 +285,14 @@ MAX_ALTERNATIVES = 100
 #: How sure an answer is (moveorder.search.confidence): the search keeps this many of its likeliest
 #: distinct orders as evidence (the beam's width at the player's default; the answer's order is the
 #: same whatever it keeps); with fewer than MIN_ORDERS (and fewer than the position has) no chance is
-#: stated; a move whose chance of standing at its number is below DOUBT is in doubt.
+#: stated; a move whose chance of standing at its number is below DOUBT is in doubt: more likely
+#: played at another number than at its own (15% of the moves of 20-move answers, half at 40).
 CONFIDENCE_ORDERS = 32
 MIN_ORDERS = 8
-DOUBT = 0.8
+DOUBT = 0.5
+#: An alternative order at least this likely beside the best is "nearly as likely": where it reorders
+#: moves in doubt, the answer names that stretch as uncertain ("moves 8-13 uncertain").
+NEARLY = 0.1
 
 
 #: ``moveorder infer --quality``: the one-position tool's speed/quality presets, each a description

@@ -247,7 +247,8 @@ def draw(fig: Figure, title: str = ""):
     size = fig.size
     places = _note_places(fig.notes, size)
     rows = places[-1][1] + 1 if places else 0
-    extra = 0.9 * rows + (0.9 if fig.matching is not None else 0.0) + (0.9 if fig.doubt else 0.0)
+    legend = doubt_lines(fig)
+    extra = 0.9 * rows + (0.9 if fig.matching is not None else 0.0) + 0.9 * len(legend)
     low = -1.6 - extra
     height_units = size + 1.2 - low
     width_units = size + 2.0
@@ -287,18 +288,42 @@ def draw(fig: Figure, title: str = ""):
             color="black",
         )
         t.set_gid("comparison")
-    if fig.doubt:
+    for k, line in enumerate(legend):
         t = ax.text(
             -0.6,
-            y - 0.9 * (rows + (fig.matching is not None)),
-            f"purple, dashed: {doubt_legend()}: " + ", ".join(map(str, fig.doubt)),
+            y - 0.9 * (rows + (fig.matching is not None) + k),
+            line,
             ha="left",
             va="center",
             fontsize=10,
             color=PURPLE,
         )
-        t.set_gid("doubt")
+        t.set_gid("doubt" if k == 0 else f"doubt-{k + 1}")
     return mpl
+
+
+#: Characters of a legend line below the board (10-point text across the board's width).
+LEGEND_WIDTH = 84
+
+
+def number_ranges(numbers: Sequence[int]) -> str:
+    """``14-19, 26, 28-31``: sorted numbers, runs of consecutive ones as ranges."""
+    out: List[str] = []
+    for k in sorted(numbers):
+        if out and out[-1][1] == k - 1:
+            out[-1][1] = k
+        else:
+            out.append([k, k])
+    return ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in out)
+
+
+def doubt_lines(fig: Figure) -> List[str]:
+    """The diagram's legend of the moves in doubt, wrapped to the board's width; none without any."""
+    import textwrap
+
+    if not fig.doubt:
+        return []
+    return textwrap.wrap(f"purple, dashed: {doubt_legend()}: {number_ranges(fig.doubt)}", LEGEND_WIDTH)
 
 
 def _draw_board(ax, size: int) -> None:

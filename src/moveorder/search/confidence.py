@@ -14,7 +14,7 @@ The evidence is what the search found anyway: the likeliest distinct complete or
 
 A :class:`Calibration` turns them into chances: a logistic model of "the order is exact" over
 (``log_share``, ``lgm_log``), and one of "this stone's number is right" over (``log(1 - agree)``,
-``lgm_log``, ``log_share``), fitted (:func:`fit`, maximum likelihood by Newton's method with a
+``lgm_log``, ``log_share``, and where the move stands: later moves are more often displaced), fitted (:func:`fit`, maximum likelihood by Newton's method with a
 small ridge) on answers to positions in no evaluation set.  A calibration belongs to one network
 and one search (:func:`search_key`): it is a JSON file beside the network's weights
 (:func:`calibration_path`; the shipped networks' in :mod:`moveorder.nets.shipped`), one fit per
@@ -22,9 +22,10 @@ search, with the data, the command and the figures of each fit.  Where the searc
 :data:`moveorder.settings.MIN_ORDERS` orders (and fewer than the position has), or no fit matches the
 network and search, no chance is stated and the answer's ``chance_note`` says why.
 
-:func:`uncertain_groups` reads the doubtful stretches off the orders: each alternative whose weight
-makes a move of the best order doubtful (chance below :data:`moveorder.settings.DOUBT`) leaves the
-best order over a span of move numbers, its first to its last difference; overlapping spans merge.
+:func:`uncertain_groups` reads the doubtful stretches off the orders: where an alternative nearly as
+likely (at least :data:`moveorder.settings.NEARLY` times the best's likelihood) reorders the best order's moves (each shortest stretch holding the same stones, :func:`blocks`) over a move in
+doubt (chance below :data:`moveorder.settings.DOUBT`), that stretch is uncertain; overlapping
+stretches merge.
 """
 
 from __future__ import annotations
@@ -37,14 +38,15 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from moveorder.settings import DOUBT, MIN_ORDERS, SearchConfig
+from moveorder.settings import DOUBT, MIN_ORDERS, NEARLY, SearchConfig
 
 #: The answer's features, in the order of :attr:`Fit.order_weights` (after the intercept).
 ORDER_FEATURES = ("log_share", "lgm_log")
-#: A move's features, in the order of :attr:`Fit.move_weights` (after the intercept).
-MOVE_FEATURES = ("log_doubt", "lgm_log", "log_share")
-#: ``log(1 - agree)`` is clipped here: a move every order agrees on.
-LOG_DOUBT_FLOOR = math.log(1e-6)
+#: A move's features, in the order of :attr:`Fit.move_weights` (after the intercept): ``log(1 - agree)``,
+#: the answer's two, and where the move stands: ``log(1 + k)`` and ``k / n`` for move ``k + 1`` of ``n``.
+MOVE_FEATURES = ("log_doubt", "lgm_log", "log_share", "log_number", "fraction")
+#: ``log(1 - agree)`` is clipped here: a move (nearly) every order found agrees on.
+LOG_DOUBT_FLOOR = math.log(1e-3)
 #: The ridge of :func:`logistic` (the intercept is not penalised).
 RIDGE = 1e-3
 #: Suffixes stripped off a network's file name to name its calibration (the longest first).
@@ -92,13 +94,10 @@ def order_features(ev: Dict) -> List[float]:
 
 
 def move_features(ev: Dict) -> List[List[float]]:
+    n = len(ev["agree"])
     return [
-        [
-            max(math.log(max(1.0 - a, 0.0)) if a < 1.0 else LOG_DOUBT_FLOOR, LOG_DOUBT_FLOOR),
-            ev["lgm_log"],
-            ev["log_share"],
-        ]
-        for a in ev["agree"]
+        [math.log(max(1.0 - a, math.exp(LOG_DOUBT_FLOOR))), ev["lgm_log"], ev["log_share"], math.log(1 + k), k / n]
+        for k, a in enumerate(ev["agree"])
     ]
 
 
@@ -260,24 +259,47 @@ def judge(
     }
 
 
+def blocks(order: Sequence, best: Sequence) -> List[Tuple[int, int]]:
+    """Where ``order`` reorders ``best``: the shortest stretches (0-based, inclusive) each of which holds
+    the same stones in both, in another order; two swaps far apart are two blocks."""
+    out, start, a, b = [], None, set(), set()
+    for k, (x, y) in enumerate(zip(order, best)):
+        if start is None and x == y:
+            continue
+        if start is None:
+            start, a, b = k, set(), set()
+        a.add(x)
+        b.add(y)
+        if a == b:
+            out.append((start, k))
+            start = None
+    if start is not None:  # not the same stones: one block to the end
+        out.append((start, len(best) - 1))
+    return out
+
+
 def uncertain_groups(
     orders: Sequence[Tuple[Sequence, float]], move_chances: Optional[Sequence[float]], doubt: float = DOUBT
 ) -> List[List[int]]:
-    """The stretches of move numbers whose order the answer cannot tell apart: for each alternative
-    order that differs from the best at a move in doubt (chance below ``doubt``), the span from its
-    first to its last difference; overlapping spans merged; 1-based ``[first, last]``, in order."""
+    """The stretches of move numbers whose order the answer cannot tell apart: each stretch where an
+    alternative nearly as likely as the best (:data:`moveorder.settings.NEARLY`) reorders it
+    (:func:`blocks`) over a move in doubt (chance below ``doubt``); overlapping stretches merged;
+    1-based ``[first, last]``, in order.  ``orders``: best first."""
     if not move_chances or not orders:
         return []
     doubtful = {k for k, p in enumerate(move_chances) if p < doubt}
     if not doubtful:
         return []
-    best = list(orders[0][0])
+    best, top = list(orders[0][0]), orders[0][1]
     spans = []
-    for moves, _ in orders[1:]:
-        diff = [k for k, (a, b) in enumerate(zip(moves, best)) if a != b]
-        if diff and doubtful.intersection(diff):
-            spans.append((diff[0], diff[-1]))
-            doubtful -= set(diff)
+    for moves, ll in orders[1:]:
+        if ll < top + math.log(NEARLY):
+            break  # best first: the rest are further still
+        for a, b in blocks(moves, best):
+            inside = {k for k in doubtful if a <= k <= b}
+            if inside:
+                spans.append((a, b))
+                doubtful -= inside
         if not doubtful:
             break
     merged: List[List[int]] = []
@@ -299,7 +321,9 @@ def groups_text(groups: Sequence[Sequence[int]]) -> str:
 
 
 def chance_line(judged: Dict) -> str:
-    """The answer's one line: ``a 46% chance that this is the exact order; moves 8-13 uncertain``."""
+    """The answer's one line: ``a 46% chance that this is the exact order; moves 8-13 uncertain``; where
+    moves are in doubt but no alternative nearly as likely names a stretch, how many:
+    ``a 33% chance that this is the exact order; 12 of 40 moves in doubt``."""
     if judged["chance"] is None:
         return judged["chance_note"]
     pct = round(judged["chance"] * 100)
@@ -310,6 +334,10 @@ def chance_line(judged: Dict) -> str:
         text = f"{article} {pct}% chance that this is the exact order"
     if judged["uncertain"]:
         text += f"; {groups_text(judged['uncertain'])} uncertain"
+    elif judged.get("move_chances"):
+        doubtful = sum(p < DOUBT for p in judged["move_chances"])
+        if doubtful:
+            text += f"; {doubtful} of {len(judged['move_chances'])} moves in doubt"
     return text
 
 
