@@ -18,7 +18,9 @@ resumable; ``fit`` runs ``moveorder calibrate`` on the calibration sets' answers
 chances the evaluation sets' answers stated and prints, per set and pooled, the answers, exact ones,
 mean stated chance, expected calibration error (10 bins), Brier score, AUROC, and the answers stated
 at 70% or more with how many were exact; the same for each move's chance; and draws the reliability
-diagrams (``reliability_orders``, ``reliability_moves``).
+diagrams (``reliability_orders``, ``reliability_moves``).  ``--rejudge network`` works the chances out
+again from each answer's evidence with the network's calibration as it is now (the functions infer-set
+calls), for answers written before the calibration was fitted.
 """
 
 import argparse
@@ -88,9 +90,29 @@ def row_of(label: str, chance, exact) -> dict:
     }
 
 
+def judged(rows, fit):
+    """Each row's chances as infer-set states them with ``fit`` (the same functions, from the evidence the
+    row keeps): a calibration fitted after the answers were written is checked without searching again."""
+    return [
+        r | {"chance": fit.chance(r["evidence"]), "move_chances": fit.move_chances(r["evidence"])}
+        if r.get("evidence")
+        else r
+        for r in rows
+    ]
+
+
 def check(a):
+    from moveorder.search.confidence import Calibration, calibration_for
+    from moveorder.nets.shipped import resolve
+
     out = folder(a)
     rows = {name: load_results(out / f"{name}.jsonl") for name in EVALUATION if (out / f"{name}.jsonl").exists()}
+    if a.rejudge:
+        cal = Calibration.load(Path(a.rejudge)) if a.rejudge != "network" else calibration_for(resolve(a.network))
+        keys = {r["evidence"]["search"] for rs in rows.values() for r in rs}
+        (key,) = keys
+        rows = {name: judged(rs, cal.fits[key]) for name, rs in rows.items()}
+        print(f"chances from the evidence with {a.rejudge}'s fit {key}")
     unstated = {name: sum(r["chance"] is None for r in rs) for name, rs in rows.items()}
     if any(unstated.values()):
         print("answers without a chance (left out):", {k: v for k, v in unstated.items() if v})
@@ -160,7 +182,14 @@ def main():
     i.add_argument("--precision", default="bfloat16")
     i.add_argument("--calibration", default="", help="infer-set's --calibration (default: the network's)")
     sub.choices["fit"].add_argument("--out", required=True)
-    sub.choices["check"].add_argument("--figures", default="")
+    c = sub.choices["check"]
+    c.add_argument("--figures", default="")
+    c.add_argument(
+        "--rejudge",
+        default="",
+        help="'network' (its calibration now) or a calibration file: the chances worked out again from each "
+        "answer's evidence (default: as infer-set wrote them)",
+    )
     a = p.parse_args()
     {"infer": infer, "fit": fit, "check": check}[a.cmd](a)
 

@@ -156,7 +156,11 @@ def shots(a):
         driver.get(address)
         time.sleep(1)
         driver.find_element(By.ID, "file").send_keys(str(game))
-        time.sleep(1)
+        start = time.monotonic()
+        while "black" not in driver.find_element(By.ID, "counts").text:  # the server has read the record
+            if time.monotonic() - start > 60:
+                raise SystemExit("the record was not loaded in 60 s")
+            time.sleep(0.2)
         driver.find_element(By.ID, "ask").click()
         start = time.monotonic()
         while driver.find_element(By.ID, "answer").get_attribute("hidden") is not None:

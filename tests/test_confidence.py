@@ -63,7 +63,7 @@ def test_possible_orders():
 
 
 CAL = confidence.Calibration(
-    "net", {"beam32f1-seats": confidence.Fit([0.5, 2.0, 3.0], [1.0, -0.5, 0.25, 0.1, -0.3, 0.7])}
+    "net", {"beam32f1-seats": confidence.Fit([0.5, 2.0, 3.0, -0.4], [1.0, -0.5, 0.25, 0.1, -0.3, 0.7])}
 )
 
 
@@ -74,7 +74,9 @@ def test_chances_from_hand_worked_weights():
     ev = judged["evidence"]
     total = 1.0 + 8 * math.exp(-20.0)
     assert ev["log_share"] == pytest.approx(math.log(0.4 / total))
-    assert judged["chance"] == pytest.approx(sig(0.5 + 2.0 * math.log(0.4 / total) + 3.0 * math.log(0.4) / 4))
+    assert judged["chance"] == pytest.approx(
+        sig(0.5 + 2.0 * math.log(0.4 / total) + 3.0 * math.log(0.4) / 4 - 0.4 * math.log(4))
+    )
     # move 1: 'a' in orders 1 and 3 (0.6 of the likelihood): log(1 - 0.6)
     agree1 = 0.6 / total
     z = 1.0 - 0.5 * math.log(1 - agree1) + 0.25 * math.log(0.4) / 4 + 0.1 * math.log(0.4 / total)
@@ -170,14 +172,14 @@ def test_calibration_file_round_trip_and_refusals(tmp_path):
     path = tmp_path / "net.calibration.json"
     CAL.save(path)
     back = confidence.Calibration.load(path)
-    assert back.network == "net" and back.fits["beam32f1-seats"].order_weights == [0.5, 2.0, 3.0]
+    assert back.network == "net" and back.fits["beam32f1-seats"].order_weights == [0.5, 2.0, 3.0, -0.4]
     assert confidence.calibration_path(tmp_path / "net.txt.gz") == path
     assert confidence.calibration_path(tmp_path / "net.pt") == path
     assert confidence.calibration_for(tmp_path / "net.txt.gz").network == "net"
     assert confidence.calibration_for(tmp_path / "other.txt.gz") is None
     bad = tmp_path / "bad.calibration.json"
-    bad.write_text('{"network": "x", "fits": {"k": {"order_weights": [1], "move_weights": [1, 2, 3, 4]}}}')
-    with pytest.raises(ValueError, match=r"bad.calibration.json: not a moveorder calibration .*expected 3 and 6"):
+    bad.write_text('{"network": "x", "fits": {"k": {"order_weights": [1], "move_weights": [1, 2, 3, 4, 5, 6]}}}')
+    with pytest.raises(ValueError, match=r"bad.calibration.json: not a moveorder calibration .*expected 4 and 6"):
         confidence.Calibration.load(bad)
     bad.write_text("{")
     with pytest.raises(ValueError, match="bad.calibration.json: not a moveorder calibration"):
@@ -194,7 +196,7 @@ def test_the_shipped_network_has_a_calibration_for_the_players_default():
     assert fit.data["answers"] >= 400 and 0 < fit.data["exact"] < fit.data["answers"]
     assert "moveorder calibrate" in fit.data["command"] and fit.data["files"]
     # the weights say what they must: a larger share, and an easier order, are likelier exact
-    assert fit.order_weights[1] > 0 and fit.order_weights[2] > 0
+    assert fit.order_weights[1] > 0 and fit.order_weights[2] > 0 and fit.order_weights[3] < 0
 
 
 # --- the fit, on a synthetic set whose chances are known ------------------------------------------------
@@ -210,16 +212,17 @@ def test_logistic_recovers_known_weights():
 
 
 def synthetic_rows(rng, count):
-    """Answers whose true chance of being exact is sig(1 + 1.2 log_share + 4 lgm_log)."""
+    """Answers of 4 or 8 moves whose true chance of being exact is sig(1 + 1.2 log_share + 4 lgm_log - 0.5 log n)."""
     rows = []
     for k in range(count):
         share = rng.uniform(0.05, 1.0)
         lgm_log = rng.uniform(-1.5, -0.2)
-        p = sig(1 + 1.2 * math.log(share) + 4 * lgm_log)
+        n = int(rng.choice([4, 8]))
+        p = sig(1 + 1.2 * math.log(share) + 4 * lgm_log - 0.5 * math.log(n))
         exact = bool(rng.random() < p)
-        agree = [float(rng.uniform(0.5, 1.0)) for _ in range(4)]
+        agree = [float(rng.uniform(0.5, 1.0)) for _ in range(n)]
         right = [exact or bool(rng.random() < a) for a in agree]
-        actual = ["aa", "bb", "cc", "dd"]
+        actual = ["aa", "bb", "cc", "dd", "ee", "ff", "gg", "hh"][:n]
         inferred = [m if r else "zz" for m, r in zip(actual, right)]
         ev = {"orders": 32, "all_orders": False, "log_share": math.log(share), "lgm_log": lgm_log, "agree": agree}
         rows.append(
@@ -238,7 +241,7 @@ def synthetic_rows(rng, count):
 def test_fit_is_calibrated_on_a_synthetic_set():
     rng = np.random.default_rng(3)
     fitted = confidence.fit(synthetic_rows(rng, 6000))
-    assert fitted.order_weights == pytest.approx([1.0, 1.2, 4.0], abs=0.35)
+    assert fitted.order_weights == pytest.approx([1.0, 1.2, 4.0, -0.5], abs=0.35)
     fresh = synthetic_rows(rng, 4000)
     stated = [fitted.chance(r["evidence"]) for r in fresh]
     assert np.max(np.abs(np.array(stated) - [r["true_chance"] for r in fresh])) < 0.08
@@ -375,7 +378,7 @@ def calibrated_fixture(tmp_path):
     net = tmp_path / "net.txt.gz"
     shutil.copy(FIXTURE, net)
     confidence.Calibration(
-        "net", {"beam32f1-seats": confidence.Fit([0.5, 1.0, 0.5], [0.5, -1.0, 0.5, 0.0, 0.0, 0.0])}
+        "net", {"beam32f1-seats": confidence.Fit([0.5, 1.0, 0.5, 0.0], [0.5, -1.0, 0.5, 0.0, 0.0, 0.0])}
     ).save(tmp_path / "net.calibration.json")
     return net
 

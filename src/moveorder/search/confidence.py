@@ -10,10 +10,10 @@ The evidence is what the search found anyway: the likeliest distinct complete or
 * ``lgm_log``: the best order's mean log-probability a move (the log of its LGM): a position whose
   moves the network finds easy to predict is more often ordered right;
 * ``agree``: for each move number, the share of that likelihood held by the orders that put the
-  best order's stone there.
+  best order's stone there (their count, ``n``, is the position's size).
 
 A :class:`Calibration` turns them into chances: a logistic model of "the order is exact" over
-(``log_share``, ``lgm_log``), and one of "this stone's number is right" over (``log(1 - agree)``,
+(``log_share``, ``lgm_log``, ``log n``: longer orders are exact less often at the same share), and one of "this stone's number is right" over (``log(1 - agree)``,
 ``lgm_log``, ``log_share``, and where the move stands: later moves are more often displaced), fitted (:func:`fit`, maximum likelihood by Newton's method with a
 small ridge) on answers to positions in no evaluation set.  A calibration belongs to one network
 and one search (:func:`search_key`): it is a JSON file beside the network's weights
@@ -41,7 +41,7 @@ import numpy as np
 from moveorder.settings import DOUBT, MIN_ORDERS, NEARLY, SearchConfig
 
 #: The answer's features, in the order of :attr:`Fit.order_weights` (after the intercept).
-ORDER_FEATURES = ("log_share", "lgm_log")
+ORDER_FEATURES = ("log_share", "lgm_log", "log_moves")
 #: A move's features, in the order of :attr:`Fit.move_weights` (after the intercept): ``log(1 - agree)``,
 #: the answer's two, and where the move stands: ``log(1 + k)`` and ``k / n`` for move ``k + 1`` of ``n``.
 MOVE_FEATURES = ("log_doubt", "lgm_log", "log_share", "log_number", "fraction")
@@ -90,7 +90,7 @@ def evidence(orders: Sequence[Tuple[Sequence, float]], n: int, possible: Optiona
 
 
 def order_features(ev: Dict) -> List[float]:
-    return [ev["log_share"], ev["lgm_log"]]
+    return [ev["log_share"], ev["lgm_log"], math.log(len(ev["agree"]))]
 
 
 def move_features(ev: Dict) -> List[List[float]]:
