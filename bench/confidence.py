@@ -102,8 +102,8 @@ def judged(rows, fit):
 
 
 def check(a):
-    from moveorder.search.confidence import Calibration, calibration_for
     from moveorder.nets.shipped import resolve
+    from moveorder.search.confidence import Calibration, calibration_for
 
     out = folder(a)
     rows = {name: load_results(out / f"{name}.jsonl") for name in EVALUATION if (out / f"{name}.jsonl").exists()}
