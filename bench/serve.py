@@ -21,6 +21,7 @@ with its first run's worst-ranked arrangement open; the PNGs go to ``--out``.
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -157,7 +158,8 @@ def shots(a):
         time.sleep(1)
         driver.find_element(By.ID, "file").send_keys(str(game))
         start = time.monotonic()
-        while "black" not in driver.find_element(By.ID, "counts").text:  # the server has read the record
+        # the server has read the record: its stones counted (the empty board counts "0 black")
+        while not re.match(r"[1-9]\d* black", driver.find_element(By.ID, "counts").text):
             if time.monotonic() - start > 60:
                 raise SystemExit("the record was not loaded in 60 s")
             time.sleep(0.2)

@@ -262,11 +262,15 @@ def reliability_axes(ax, chance: Sequence[float], truth: Sequence[bool], title: 
 def reliability_diagram(
     panels: Dict[str, Dict[str, Sequence]], stem: Path, note: str = "", what: str = "exact"
 ) -> List[Path]:
-    """One reliability diagram per panel: ``panels[title] = {"chance": [...], "truth": [...]}``."""
+    """One reliability diagram per panel, four a row: ``panels[title] = {"chance": [...], "truth": [...]}``."""
     k = len(panels)
-    fig, axes = plt.subplots(1, k, figsize=(3.3 * k, 3.7), squeeze=False)
-    for ax, (title, d) in zip(axes[0], panels.items()):
+    cols = min(k, 4)
+    rows = -(-k // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.3 * cols, 3.7 * rows), squeeze=False)
+    for ax, (title, d) in zip(axes.flat, panels.items()):
         reliability_axes(ax, d["chance"], d["truth"], title, what)
+    for ax in list(axes.flat)[k:]:
+        ax.axis("off")
     if note:
         fig.text(0.01, -0.02, note, fontsize=7, color="0.3")
     fig.tight_layout()
