@@ -255,7 +255,9 @@ def test_a_run_shows_its_table_and_both_orders(served, browser):
     rows = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#run-table tbody tr"))
     cells = [[td.text for td in tr.find_elements(By.TAG_NAME, "td")] for tr in rows]
     assert [c[0] for c in cells] == ["g1", "g2"]
-    assert [c[5] for c in cells] == ["yes", "no"] and [c[9] for c in cells] == ["0.500", "1.250"]
+    assert [c[5] for c in cells] == ["yes", "no"] and [c[10] for c in cells] == ["0.500", "1.250"]
+    assert [c[6] for c in cells] == ["62%", ""]  # the chance the answer stated, where it stated one
+    assert "(the answers stated 62% on average)" in browser.find_element(By.ID, "run-info").text
     browser.find_element(By.CSS_SELECTOR, "#run-table th[data-key=loss_inferred]").click()
     browser.find_element(By.CSS_SELECTOR, "#run-table th[data-key=loss_inferred]").click()  # descending
     assert [tr.get_attribute("data-id") for tr in browser.find_elements(By.CSS_SELECTOR, "#run-table tbody tr")] == [

@@ -347,7 +347,8 @@ def test_a_search_nobody_asks_about_is_stopped(monkeypatch):
 
 ROWS = [
     {"id": "g1", "set": "pro", "n": 20, "inferred": OPENING, "actual": OPENING, "lgm": 0.31, "actual_lgm": 0.31}
-    | {"exact_match": True, "matching_prefix": 20, "matching_moves": 20, "source": "a.sgf", "trial_lgms": [0.31]},
+    | {"exact_match": True, "matching_prefix": 20, "matching_moves": 20, "source": "a.sgf", "trial_lgms": [0.31]}
+    | {"chance": 0.624},  # g2 states none (an answer of a network without a calibration)
     {"id": "g2", "set": "pro", "n": 20, "inferred": OPENING[2:4] + OPENING[:2] + OPENING[4:], "actual": OPENING}
     | {"lgm": 0.33, "actual_lgm": 0.30, "exact_match": False, "matching_prefix": 0, "matching_moves": 16}
     | {"source": "b.sgf", "trial_lgms": [0.33]},
@@ -381,6 +382,7 @@ def test_a_run_is_read_from_the_files_the_pipeline_wrote(tmp_path):
             for r in table["rows"]
         }
         assert got == {"g1": (True, 20, 0.5, 0.5), "g2": (False, 0, 0.4, 1.25)}
+        assert {r["id"]: r["chance"] for r in table["rows"]} == {"g1": 0.624, "g2": None}
         boards = c.get("/api/runs/boards", params={"run": runs[0]["run"], "id": "g2"}).json()
         inferred = {s["point"]: (s["number"], s["mismatch"]) for s in boards["inferred"]["stones"]}
         assert inferred["C16"] == (1, True) and inferred["Q4"] == (4, True) and inferred["R15"] == (5, False)
