@@ -1,7 +1,7 @@
-"""How sure the answers were, measured: fitting a network's calibration on results of known games
-(:func:`calibrate`, ``moveorder calibrate``), and checking stated chances against what happened
-(:func:`check`: reliability tables, expected calibration error, Brier score, AUROC; :func:`plot`:
-the reliability diagram).  The chances themselves: :mod:`moveorder.search.confidence`.
+"""Fitting a network's calibration on results of known games (:func:`calibrate`, ``moveorder
+calibrate``), with its in-sample figures.  The chances themselves: :mod:`moveorder.search.confidence`;
+the measures of stated chances against what happened: :mod:`moveorder.report.metrics`; the reliability
+diagram: :func:`moveorder.report.plots.reliability_diagram`.
 """
 
 from __future__ import annotations

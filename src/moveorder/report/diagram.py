@@ -158,12 +158,12 @@ def figure_data(
 def doubtful_moves(move_chances: Optional[Sequence[float]], doubt: Optional[float] = None) -> Optional[List[int]]:
     """The move numbers (1-based) whose chance is below ``doubt`` (:data:`moveorder.settings.DOUBT`);
     None without chances."""
+    from moveorder.search.confidence import in_doubt
     from moveorder.settings import DOUBT
 
     if move_chances is None:
         return None
-    limit = DOUBT if doubt is None else doubt
-    return [k + 1 for k, p in enumerate(move_chances) if p < limit]
+    return [k + 1 for k in in_doubt(move_chances, DOUBT if doubt is None else doubt)]
 
 
 def doubt_legend() -> str:

@@ -278,6 +278,11 @@ def blocks(order: Sequence, best: Sequence) -> List[Tuple[int, int]]:
     return out
 
 
+def in_doubt(move_chances: Sequence[float], doubt: float = DOUBT) -> List[int]:
+    """The moves (0-based) whose chance of standing at their number is below ``doubt``."""
+    return [k for k, p in enumerate(move_chances) if p < doubt]
+
+
 def uncertain_groups(
     orders: Sequence[Tuple[Sequence, float]], move_chances: Optional[Sequence[float]], doubt: float = DOUBT
 ) -> List[List[int]]:
@@ -287,7 +292,7 @@ def uncertain_groups(
     1-based ``[first, last]``, in order.  ``orders``: best first."""
     if not move_chances or not orders:
         return []
-    doubtful = {k for k, p in enumerate(move_chances) if p < doubt}
+    doubtful = set(in_doubt(move_chances, doubt))
     if not doubtful:
         return []
     best, top = list(orders[0][0]), orders[0][1]
@@ -335,7 +340,7 @@ def chance_line(judged: Dict) -> str:
     if judged["uncertain"]:
         text += f"; {groups_text(judged['uncertain'])} uncertain"
     elif judged.get("move_chances"):
-        doubtful = sum(p < DOUBT for p in judged["move_chances"])
+        doubtful = len(in_doubt(judged["move_chances"]))
         if doubtful:
             text += f"; {doubtful} of {len(judged['move_chances'])} moves in doubt"
     return text
@@ -344,7 +349,6 @@ def chance_line(judged: Dict) -> str:
 def move_notes(move_chances: Optional[Sequence[float]], doubt: float = DOUBT) -> Dict[int, str]:
     """The SGF comments of the moves in doubt (0-based index -> text)."""
     return {
-        k: f"Move {k + 1} is in doubt: its number is right with a chance of {p:.0%}."
-        for k, p in enumerate(move_chances or ())
-        if p < doubt
+        k: f"Move {k + 1} is in doubt: its number is right with a chance of {move_chances[k]:.0%}."
+        for k in in_doubt(move_chances or (), doubt)
     }
