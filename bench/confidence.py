@@ -28,13 +28,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from moveorder.report import metrics, plots
+from moveorder.report.calibration import how_sure
 from moveorder.report.summary import to_markdown
 from moveorder.search.results import load_results
-from moveorder.settings import DOUBT
 
 MOVEORDER = [sys.executable, "-m", "moveorder"]
 #: The player's default search (moveorder infer --quality fast), as infer-set options.
@@ -73,23 +72,6 @@ def _label(name: str) -> str:
     return f"{NAMES[s]}{n}"
 
 
-def row_of(label: str, chance, exact) -> dict:
-    chance, exact = np.asarray(chance, dtype=float), np.asarray(exact, dtype=bool)
-    high = chance >= 0.7
-    return {
-        "set": label,
-        "answers": len(chance),
-        "exact": int(exact.sum()),
-        "mean chance": chance.mean(),
-        "exact rate": exact.mean(),
-        "ECE": metrics.expected_calibration_error(chance, exact),
-        "Brier": metrics.brier(chance, exact),
-        "AUROC": metrics.auroc(chance, exact),
-        "stated >= 70%": int(high.sum()),
-        "exact of those": float(exact[high].mean()) if high.any() else float("nan"),
-    }
-
-
 def judged(rows, fit):
     """Each row's chances as infer-set states them with ``fit`` (the same functions, from the evidence the
     row keeps): a calibration fitted after the answers were written is checked without searching again."""
@@ -113,48 +95,14 @@ def check(a):
         (key,) = keys
         rows = {name: judged(rs, cal.fits[key]) for name, rs in rows.items()}
         print(f"chances from the evidence with {a.rejudge}'s fit {key}")
-    unstated = {name: sum(r["chance"] is None for r in rs) for name, rs in rows.items()}
-    if any(unstated.values()):
-        print("answers without a chance (left out):", {k: v for k, v in unstated.items() if v})
-    table, moves, panels, move_panels = [], [], {}, {}
-    pooled = {20: ([], []), 40: ([], [])}
-    pooled_moves = {20: ([], []), 40: ([], [])}
-    for name, rs in rows.items():
-        rs = [r for r in rs if r["chance"] is not None]
-        chance = [r["chance"] for r in rs]
-        exact = [bool(r["exact_match"]) for r in rs]
-        mc = [p for r in rs for p in r["move_chances"]]
-        right = [x == y for r in rs for x, y in zip(r["inferred"], r["actual"])]
-        n = int(name.rsplit("-", 1)[1])
-        pooled[n][0].extend(chance)
-        pooled[n][1].extend(exact)
-        pooled_moves[n][0].extend(mc)
-        pooled_moves[n][1].extend(right)
-        table.append(row_of(_label(name), chance, exact))
-        moves.append(row_of(_label(name), mc, right) | {"in doubt": int((np.array(mc) < DOUBT).sum())})
-        panels[_label(name)] = {"chance": chance, "truth": exact}
-    for n, (chance, exact) in pooled.items():
-        if chance:
-            table.append(row_of(f"pooled, {n} moves", chance, exact))
-            moves.append(row_of(f"pooled, {n} moves", *pooled_moves[n]))
-            panels[f"pooled, {n} moves"] = {"chance": chance, "truth": exact}
-            move_panels[f"every move, {n}-move answers"] = {"chance": pooled_moves[n][0], "truth": pooled_moves[n][1]}
-    orders, per_move = pd.DataFrame(table), pd.DataFrame(moves)
+    checked = how_sure({_label(name): (int(name.rsplit("-", 1)[1]), rs) for name, rs in rows.items()})
+    if checked["unstated"]:
+        print("answers without a chance (left out):", {k: v[0] for k, v in checked["unstated"].items()})
+    panels, move_panels = checked["order_panels"], checked["move_panels"]
     print("Chance that the order is exact\n")
-    print(to_markdown(orders))
+    print(to_markdown(checked["orders"]))
     print("Chance that a move's number is right\n")
-    print(
-        to_markdown(
-            per_move.rename(
-                columns={
-                    "answers": "moves",
-                    "exact": "right",
-                    "exact rate": "right rate",
-                    "exact of those": "right of those",
-                }
-            )
-        )
-    )
+    print(to_markdown(checked["moves"]))
     bins = []
     for label, d in panels.items():
         t = metrics.reliability(d["chance"], d["truth"])

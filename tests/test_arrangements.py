@@ -80,3 +80,48 @@ def test_pool_takes_usable_records_but_no_evaluation_opening():
     other = read_sgf(make_sgf(["aa", "ss", "as"]).encode(), "other.sgf")
     out = select_games(recs, 2, seed=3, set_name="pro", leak_prefix=20, usable=recs + [start, other])
     assert {r.source for r in out["pool"]} == {"other.sgf"}
+
+
+def opening_records():
+    """14 games with 14 different 20-move openings (a black stone swapped into move 1) and, for the first 6,
+    a second game with the same opening and another ending: 20 records, 14 openings."""
+    base = filler_moves(60)
+    recs = []
+    for i in range(14):
+        moves = list(base)
+        moves[0], moves[2 + 2 * i] = moves[2 + 2 * i], moves[0]
+        recs.append(read_sgf(make_sgf(moves).encode(), f"g{i:02d}.sgf"))
+        if i < 6:
+            twin = list(moves)
+            twin[-1], twin[-3] = twin[-3], twin[-1]
+            recs.append(read_sgf(make_sgf(twin).encode(), f"twin{i:02d}.sgf"))
+    return recs
+
+
+def test_calibration_games_share_no_opening_and_leave_the_evaluation_draw_alone():
+    import pytest
+
+    recs = opening_records()
+    opening = lambda r: r.moves[:40]  # noqa: E731  the first 20 moves
+    assert len({r.moves for r in recs}) == 20 and len({opening(r) for r in recs}) == 14
+    alone = select_games(recs, 4, seed=5, set_name="pro", leak_prefix=20)
+    out = select_games(recs, 4, seed=5, set_name="pro", leak_prefix=20, calibration=6)
+    assert [r.id for r in out["selected"]] == [r.id for r in alone["selected"]]
+    assert alone["calibration"] == [] and len(out["calibration"]) == 6
+    evaluation = {opening(r) for r in out["selected"]}
+    kept = [opening(r) for r in out["calibration"]]
+    # No calibration game is an evaluation game or opens as one; no two open alike.
+    assert not set(kept) & evaluation and len(set(kept)) == 6
+    # Neither kind reaches the pool, nor a game opening as either.
+    assert not {opening(r) for r in out["pool"]} & (evaluation | set(kept))
+    assert out["evaluation"] == 4 and out["calibration_used"] == 6
+    assert len(out["pool"]) + out["leaked"] + out["evaluation"] + out["calibration_used"] == 20
+    # The draw is the seed's, whatever the files' order.
+    again = select_games(list(reversed(recs)), 4, seed=5, set_name="pro", leak_prefix=20, calibration=6)
+    assert [r.id for r in again["calibration"]] == [r.id for r in out["calibration"]]
+    other = select_games(recs, 4, seed=6, set_name="pro", leak_prefix=20, calibration=6)
+    assert [r.id for r in other["calibration"]] != [r.id for r in out["calibration"]]
+    # 14 openings: at most 10 are free of the evaluation games' (the 4 evaluation games may share with twins).
+    free = 14 - len(evaluation)
+    with pytest.raises(ValueError, match=f"only {free} qualified games outside .* {free + 1} calibration games"):
+        select_games(recs, 4, seed=5, set_name="pro", leak_prefix=20, calibration=free + 1)

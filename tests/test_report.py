@@ -42,7 +42,8 @@ def test_report_writes_every_figure_and_table(tmp_path):
     args += ["--paper", str(REPO / "config/paper_results.yaml"), "--out-dir", str(tmp_path / "out")]
     args += ["--figures", str(tmp_path / "fig"), "--network", "test-net", "--dataset", "pro=Fox pro"]
     assert cli.main([*args, "--note", "note", "--examples", "1"]) == 0
-    for name in ("likelihood_all", "loss_all", "likelihood_pro_6m", "loss_pro_6m", "examples/example_1"):
+    names = ("likelihood_all", "loss_all", "likelihood_pro_6m", "loss_pro_6m", "reliability", "reliability_moves")
+    for name in (*names, "examples/example_1"):
         for ext in (".png", ".pdf"):
             f = tmp_path / "fig" / f"{name}{ext}"
             assert f.exists() and f.stat().st_size > 5000, f
@@ -100,7 +101,7 @@ class Recorder:
 
     def __init__(self, monkeypatch):
         self.calls = []
-        for name in ("likelihood_scatter", "loss_scatter", "sequence_pair", "save"):
+        for name in ("likelihood_scatter", "loss_scatter", "sequence_pair", "reliability_diagram", "save"):
             monkeypatch.setattr(plots, name, self.record(name))
 
     def record(self, name):
@@ -288,3 +289,64 @@ def test_examples_without_a_network_name_and_every_file_returned(tmp_path, monke
     assert written == [tmp_path / "ex/example_1.png", tmp_path / "ex/example_2.png"]
     best = better_both_ways(scored)["id"].tolist()[:2]
     assert [args[3] for args, _ in rec.of("sequence_pair")] == [f"pro6m, game {i}" for i in best]
+
+
+def test_how_sure_the_answers_were_per_set_and_pooled(tmp_path, monkeypatch):
+    """The answers' stated chances (infer-set's JSONL beside its table) against what happened, worked out by
+    hand: per set, pooled over the sets of a length, and the reliability diagrams' panels; a set whose
+    answers stated none says why."""
+    import json
+
+    rec = Recorder(monkeypatch)
+    entries, _ = two_sets(tmp_path)
+    # pro: 4 answers stated a chance (moves 2 each), the first exact; kgs: 2 answers, one unstated.
+    pro = [
+        (0.9, True, [0.9, 0.6], ["aa", "bb"], ["aa", "bb"]),
+        (0.8, False, [0.7, 0.3], ["aa", "bb"], ["bb", "aa"]),
+        (0.2, False, [0.8, 0.1], ["aa", "bb"], ["aa", "cc"]),
+        (0.1, False, [0.4, 0.2], ["aa", "bb"], ["cc", "dd"]),
+    ]
+    kgs = [(0.6, True, [0.5], ["aa"], ["aa"]), (None, False, None, ["aa"], ["bb"])]
+    for (s, _, table, _), rows in zip(entries, (pro, kgs)):
+        with open(Path(table).with_suffix(".jsonl"), "w") as f:
+            for i, (c, e, m, inf, act) in enumerate(rows):
+                note = None if c is not None else "no chance stated: the search found only 3 distinct orders"
+                row = {"id": f"{s}{i}", "chance": c, "chance_note": note, "move_chances": m}
+                f.write(json.dumps(row | {"exact_match": e, "inferred": inf, "actual": act}) + "\n")
+    out = tmp_path / "out"
+    make_report(entries, REPO / "config/paper_results.yaml", out, tmp_path / "fig", "net", {}, "N", 1)
+    text = (out / "summary.md").read_text()
+    section = text[text.index("## How sure the answers are") :]
+    rows = {r[0]: r[1:] for r in md_rows(section[: section.index("Each move's chance")])}
+    # pro by hand. ECE: one answer a bin, |0.9-1| + |0.8-0| + |0.2-0| + |0.1-0| over 4 = 0.3;
+    # Brier (0.01 + 0.64 + 0.04 + 0.01) / 4 = 0.175; AUROC: the exact one above the three others = 1;
+    # stated at 70% or more: 0.9 and 0.8, one exact.
+    assert rows["pro20m"] == ["4", "1", "0.500", "0.250", "0.300", "0.175", "1.000", "2", "0.500"]
+    # kgs: one answer, one unstated; AUROC needs both kinds; nothing at 70%.
+    assert rows["kgs20m"] == ["1", "1", "0.600", "1.000", "0.400", "0.160", "", "0", ""]
+    # Pooled: chances 0.9 0.8 0.2 0.1 0.6, exact 1 0 0 0 1; AUROC: pairs (0.9 | 0.6) above (0.8, 0.2, 0.1):
+    # 0.9 beats 3, 0.6 beats 2 of 3: 5 of 6; ECE: bins 0.9, 0.8, 0.2, 0.1, 0.6 one each: (0.1+0.8+0.2+0.1+0.4)/5;
+    # Brier (0.01 + 0.64 + 0.04 + 0.01 + 0.16) / 5.
+    assert rows["pooled, 20 moves"][:7] == ["5", "2", "0.520", "0.400", "0.320", "0.172", "0.833"]
+    # Each move: pro's 8 moves, right where inferred equals actual at that number (1, 1, 0, 0, 1, 0, 0, 0),
+    # mean chance 4.0 / 8; in doubt (below 0.5): 0.3, 0.1, 0.4 and 0.2.
+    moves = [r for r in md_rows(section) if r[0] == "pro20m"][1]
+    assert moves[1:5] == ["8", "3", "0.500", "0.375"] and moves[-1] == "4"
+    assert "kgs20m, 1 answer: no chance stated: the search found only 3 distinct orders." in section
+    ((panels, stem, note), kw) = rec.of("reliability_diagram")[0]
+    assert stem == tmp_path / "fig/reliability" and note == "N"
+    assert panels["pro20m"] == {"chance": [0.9, 0.8, 0.2, 0.1], "truth": [True, False, False, False]}
+    assert panels["pooled, 20 moves"]["chance"] == [0.9, 0.8, 0.2, 0.1, 0.6]
+    ((moves_panels, stem, _), kw) = rec.of("reliability_diagram")[1]
+    assert stem == tmp_path / "fig/reliability_moves" and kw["what"] == "the move's number right"
+    assert moves_panels["every move, 20-move answers"]["truth"] == [
+        True,
+        True,
+        False,
+        False,
+        True,
+        False,
+        False,
+        False,
+        True,
+    ]

@@ -211,6 +211,11 @@ def test_a_beam_runs_folder_names_the_capture_search_and_no_annealing_setting():
     assert label(run={**RUN, "orientations": "given"}) == label()
     assert label(run={**RUN, "orientations": "seats"}) == "beam32f1-turnseats-pat2-pass2-widen4"
     assert label(run={**RUN, "orientations": "all"}, captures=False) == "beam32f1-turnall"
+    # calibration games change the answers' chances: named on capture-free runs, which state chances
+    cal = {**INFERENCE, "calibration": 100}
+    assert label(run={**RUN, "orientations": "seats"}, inference=cal, captures=False) == "beam32f1-turnseats-cal100"
+    assert label(inference={**INFERENCE, "calibration": 0}, captures=False) == "beam32f1"
+    assert label(inference=cal) == label()  # positions with captures state no chance
 
 
 def test_an_annealing_runs_folder_names_every_annealing_setting_and_no_beam_setting():
@@ -222,6 +227,7 @@ def test_an_annealing_runs_folder_names_every_annealing_setting_and_no_beam_sett
     assert label({**run, "beam_width": 7, "beam_future": 0.0, "orientations": "seats"}) == label(run)
     assert label(run, inference={**INFERENCE, "patience": 0, "beam_widen": 1}) == label(run)
     assert label(run, inference={**INFERENCE, "seed": 8}) != label(run)
+    assert label(run, inference={**INFERENCE, "calibration": 100}) == label(run)  # the annealing states no chance
     assert label({**run, "method": "beam+anneal", "init": "beam"}, n=40) == (
         "beam128f1+anneal-mix-it20000-tr5-T1-0.1-geometric-seed7"
     )

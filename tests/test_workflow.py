@@ -3,6 +3,7 @@
 import csv
 import json
 
+import pytest
 import yaml
 
 from helpers import MIRROR, REPO, filler_moves, make_sgf, run_snakemake
@@ -475,3 +476,78 @@ def test_the_orientations_searched_reach_infer_set_and_name_the_run(tmp_path):
     cmds = planned_with(tmp_path, inference={"method": "anneal", "orientations": "seats"})
     infer = [c for c in cmds if c.startswith("moveorder infer-set")]
     assert infer and not any("--orientations" in c or "turn" in c for c in infer)
+
+
+def test_calibration_games_reach_every_run_of_the_ranked_beam_and_name_its_folder(tmp_path):
+    """selection.calibration: select draws the games, each beam run infers them (stating no chance), fits its
+    calibration on each set and length it runs, and its evaluation answers state chances with it; its folder
+    says so. The annealing states none, so it gets no such games' inference; captures are refused."""
+    cfg = {"inference": {"method": "beam", "beam_width": 16, "orientations": "seats"}}
+    cmds = planned_with(tmp_path, selection={"games": 5, "lengths": [20, 40], "calibration": 7}, **cfg)
+    run = "results/inferred/trained-pro/beam16f1-turnseats-cal7"
+    (select,) = [c for c in cmds if c.startswith("moveorder select")]
+    assert "--calibration-count 7 --calibration-dir data/arrangements/pro/calibration" in select
+    infer = [c for c in cmds if c.startswith("moveorder infer-set")]
+    on_games = {c.split("--arrangements ")[1].split()[0]: c for c in infer}
+    assert set(on_games) == {f"data/arrangements/pro/{p}{n}m.jsonl" for p in ("", "calibration/") for n in (20, 40)}
+    for n in (20, 40):
+        assert "--calibration none" in on_games[f"data/arrangements/pro/calibration/{n}m.jsonl"]
+        assert f"--out {run}/calibration/pro/{n}m.jsonl" in on_games[f"data/arrangements/pro/calibration/{n}m.jsonl"]
+        assert f"--calibration {run}/calibration.json" in on_games[f"data/arrangements/pro/{n}m.jsonl"]
+    (fit,) = [c for c in cmds if c.startswith("moveorder calibrate")]
+    assert fit.split("--results ")[1].split(" --network")[0].split() == [
+        f"{run}/calibration/pro/20m.jsonl",
+        f"{run}/calibration/pro/40m.jsonl",
+    ]
+    assert f"--network trained-pro --out {run}/calibration.json" in fit
+    cmds = planned_with(tmp_path, selection={"games": 5, "lengths": [20], "calibration": 7})
+    assert not any(c.startswith("moveorder calibrate") for c in cmds)
+    assert not any("calibration/" in c or "-cal7" in c for c in cmds if c.startswith("moveorder infer-set"))
+    cfg = tmp_path / "captures.yaml"
+    cfg.write_text(yaml.safe_dump({"selection": {"captures": "allowed", "calibration": 7}, "mirror": str(MIRROR)}))
+    proc = run_snakemake(tmp_path, "-n", "--configfile", str(cfg), check=False)
+    assert proc.returncode != 0 and "no chance is stated for a position with captures" in proc.stdout + proc.stderr
+
+
+@pytest.mark.cluster
+def test_a_calibrated_run_states_chances_from_its_own_fit(tmp_path):
+    """A small calibrated run through Snakemake (the mirror's pro games, the shipped 4x32, a beam of 8):
+    the calibration games are none of the evaluation games' openings, the run's fit names the answers it
+    read (their sha256), and each evaluation answer's chance is that fit's logistic of its evidence."""
+    import hashlib
+    import math
+
+    cfg = {
+        "sets": ["pro"],
+        "mirror": str(MIRROR),
+        "selection": {"games": 6, "lengths": [10], "calibration": 16},
+        "training": {"sets": []},
+        "policy": {"network": "tygem"},
+        "inference": {"method": "beam", "beam_width": 8},
+        "sweeps": [],
+    }
+    (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
+    run = "results/inferred/tygem/beam8f1-cal16"
+    run_snakemake(tmp_path, f"{run}/pro/10m.csv", "--cores", "2", "--configfile", str(tmp_path / "cfg.yaml"))
+    evaluation = [json.loads(x) for x in open(tmp_path / "data/arrangements/pro/10m.jsonl")]
+    games = [json.loads(x) for x in open(tmp_path / "data/arrangements/pro/calibration/10m.jsonl")]
+    assert len(evaluation) == 6 and len(games) == 16
+    assert not {tuple(g["actual"]) for g in games} & {tuple(e["actual"]) for e in evaluation}
+    assert len({tuple(g["actual"]) for g in games}) == 16
+    fitted = json.loads((tmp_path / run / "calibration.json").read_text())
+    assert fitted["network"] == "tygem" and list(fitted["fits"]) == ["beam8f1-given"]
+    (used,) = fitted["fits"]["beam8f1-given"]["data"]["files"]
+    answers = tmp_path / run / "calibration/pro/10m.jsonl"
+    assert used["file"] == f"{run}/calibration/pro/10m.jsonl" and used["answers"] == 16
+    assert used["sha256"] == hashlib.sha256(answers.read_bytes()).hexdigest()
+    assert all(json.loads(x)["chance"] is None for x in open(answers))
+    w = fitted["fits"]["beam8f1-given"]["order_weights"]
+    rows = [json.loads(x) for x in open(tmp_path / run / "pro/10m.jsonl")]
+    stated = [r for r in rows if r["chance"] is not None]
+    assert stated, [r["chance_note"] for r in rows]
+    for r in stated:
+        ev = r["evidence"]
+        z = w[0] + w[1] * ev["log_share"] + w[2] * ev["lgm_log"] + w[3] * math.log(10)
+        assert r["chance"] == pytest.approx(1 / (1 + math.exp(-z)), rel=1e-9)
+    table = list(csv.DictReader(open(tmp_path / run / "pro/10m.csv")))
+    assert [float(t["chance"]) for t in table if t["chance"]] == pytest.approx([r["chance"] for r in stated])

@@ -84,7 +84,9 @@ def run_identity(run: Mapping, n: int, inference: Mapping, policy: Mapping, capt
     set may hold positions with captures (``selection.captures`` other than ``forbidden``), which the
     capture search orders with ``patience``, ``beam_passes`` and ``beam_widen``. The beam reads no
     annealing setting and no seed; the annealing reads no beam setting but the beam's under
-    ``beam+anneal``. Chunk and cache sizes change speed only, never a result.
+    ``beam+anneal``. ``inference["calibration"]`` (``selection.calibration``): the games a run of the
+    ranked beam on capture-free positions infers to fit its stated chances, which change the answers'
+    chances (never their orders). Chunk and cache sizes change speed only, never a result.
     """
     method = run["method"]
     ident: Dict[str, object] = {"method": method}
@@ -100,6 +102,8 @@ def run_identity(run: Mapping, n: int, inference: Mapping, policy: Mapping, capt
         ident.update(patience=int(inference["patience"]), beam_passes=passes)
         if passes > 1:  # the widening applies to the passes after the first
             ident["beam_widen"] = for_length(n, inference["beam_widen"], "inference.beam_widen")
+    if method == "beam" and not captures and int(inference.get("calibration") or 0) > 0:
+        ident["calibration"] = int(inference["calibration"])
     if method in ("anneal", "beam+anneal"):
         if method == "anneal":
             ident["init"] = run["init"]
@@ -126,8 +130,8 @@ def run_label(ident: Mapping) -> str:
 
     ``beam128f1`` (the ranked beam, width 128, future weight 1), ``beam32f1-turnseats`` (the same over the board
     as given and half a turn; ``turnall``: its 8 orientations), ``beam32f1-pat0-pass2-widen4`` (the capture
-    search's settings; the widening only with more than one pass),
-    ``anneal-greedy-mix-it5000-tr5-T1-0.1-geometric-seed0`` (the paper's annealing), ``beam128f1+anneal-mix-...``
+    search's settings; the widening only with more than one pass), ``beam32f1-turnseats-cal100`` (its
+    chances fitted on 100 calibration games a set), ``anneal-greedy-mix-it5000-tr5-T1-0.1-geometric-seed0`` (the paper's annealing), ``beam128f1+anneal-mix-...``
     (annealing from the beam's orders); then ``-bfloat16``, ``-sym`` and
     ``-legal`` where the network's precision or input differ from the defaults.
     """
@@ -141,6 +145,8 @@ def run_label(ident: Mapping) -> str:
         parts.append(f"pat{ident['patience']}-pass{ident['beam_passes']}")
     if "beam_widen" in ident:
         parts.append(f"widen{ident['beam_widen']}")
+    if "calibration" in ident:
+        parts.append(f"cal{ident['calibration']}")
     if method in ("anneal", "beam+anneal"):
         if method == "anneal":
             parts.append(f"anneal-{ident['init']}")

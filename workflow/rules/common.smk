@@ -62,6 +62,16 @@ except ValueError as _err:
         f"config: {_err} (selection.lengths: {', '.join(map(str, LENGTHS))})"
     ) from None
 
+# selection.calibration: games more per set, each run of the ranked beam inferring them to fit its stated
+# chances (calibrate_run). The chances are fitted on capture-free openings only.
+CALIBRATION_GAMES = int(config["selection"]["calibration"])
+if CALIBRATION_GAMES and config["selection"]["captures"] != "forbidden":
+    raise ValueError(
+        "config: selection.calibration asks for calibration games, and selection.captures is "
+        f"{config['selection']['captures']!r}: no chance is stated for a position with captures (the "
+        "calibrations are fitted on capture-free openings); set selection.calibration to 0"
+    )
+
 # The paper's Assumption 3 at every length: a capture-free clip needs games capture-free that far.
 _reach = min(int(config["filter"]["capture_free"]), int(config["filter"]["min_moves"]))
 if config["selection"]["captures"] == "forbidden" and max(LENGTHS) > _reach:
@@ -193,6 +203,26 @@ def method_args(ident):
 
 RUN_DIR = f"results/inferred/{RUN_NAME}"
 RUNS = {}
+# Each planned folder -> the (set, n) it infers: a calibrated run fits its chances on those sets'
+# calibration games at those lengths.
+RUN_ENTRIES = {}
+
+
+def run_calibration(wildcards):
+    """A run folder's calibration (made by calibrate_run), or none: runs of the ranked beam on capture-free
+    positions when selection.calibration asks for games."""
+    if "calibration" not in run_settings(wildcards):
+        return []
+    return [f"results/inferred/{wildcards.network}/{wildcards.label}/calibration.json"]
+
+
+def calibration_results(wildcards):
+    """The calibration games' answers a run folder's fit reads: each set and length it infers."""
+    name = f"{wildcards.network}/{wildcards.label}"
+    return [
+        f"results/inferred/{name}/calibration/{s}/{n}m.jsonl"
+        for s, n in sorted(RUN_ENTRIES.get(name, ()))
+    ]
 
 
 def iterations_for(n):
@@ -233,7 +263,11 @@ def main_run(dataset=None, **overrides):
 
 def run_identity(run, n, dataset):
     """The settings that change this run's orders of ``dataset`` at n moves."""
-    inference = {**config["inference"], "seed": config["seed"]}
+    inference = {
+        **config["inference"],
+        "seed": config["seed"],
+        "calibration": CALIBRATION_GAMES,
+    }
     captures = config["selection"]["captures"] != "forbidden"
     return mo_settings.run_identity(run, int(n), inference, config["policy"], captures)
 
@@ -247,6 +281,8 @@ def run_name(run, n, dataset=None):
             f"run folder {name!r} names two different runs: {RUNS[name]} and {ident}"
         )
     RUNS[name] = ident
+    if dataset is not None:
+        RUN_ENTRIES.setdefault(name, set()).add((dataset, int(n)))
     return name
 
 
@@ -278,6 +314,23 @@ def run_args(wildcards):
             f"--neighbour {get('neighbour')} --t-start {get('t_start')} --t-end {get('t_end')} --schedule {get('schedule')}",
             f"--patience {get('patience')} --beam-passes {ident.get('beam_passes', 1)} --beam-widen {ident.get('beam_widen', 1)}",
         ]
+    )
+
+
+def infer_options(wildcards):
+    """infer-set's options every inference of a run folder shares: its search (run_args), the seed, chunk,
+    cache, precision and the network's input."""
+    cache = config["inference"]["cache_size"]
+    policy = config["policy"]
+    return " ".join(
+        [
+            run_args(wildcards),
+            f"--seed {config['seed']} --chunk {config['inference']['chunk']}",
+        ]
+        + ([] if cache is None else [f"--cache-size {cache}"])
+        + [f"--precision {policy['precision']}"]
+        + (["--average-symmetries"] if policy["average_symmetries"] else [])
+        + (["--legal-only"] if policy["legal_only"] else [])
     )
 
 

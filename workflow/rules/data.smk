@@ -66,7 +66,8 @@ rule filter_records:
         "--record-format {params.record_format} --workers {threads} --include {params.include} > {log:q} 2>&1"
 
 
-# Evaluation games from the qualified records; the training pool from every usable record.
+# Evaluation games (and selection.calibration games more) from the qualified records; the training pool
+# from every usable record.
 rule select_games:
     input:
         qualified="data/records/{dataset}/qualified.jsonl",
@@ -76,6 +77,10 @@ rule select_games:
         pool="data/pool/{dataset}.jsonl",
         pool_report="results/data/{dataset}/pool_report.csv",
         selection="results/data/{dataset}/selection.csv",
+        calibration=expand(
+            "data/arrangements/{{dataset}}/calibration/{n}m.jsonl",
+            n=LENGTHS if CALIBRATION_GAMES else [],
+        ),
     log:
         "logs/select/{dataset}.log",
     conda:
@@ -92,9 +97,15 @@ rule select_games:
         seed=config["seed"],
         lengths=" ".join(str(n) for n in LENGTHS),
         out_dir=lambda w, output: os.path.dirname(output.arrangements[0]),
+        calibration=lambda w, output: (
+            f"--calibration-count {CALIBRATION_GAMES} --calibration-dir "
+            + shlex.quote(os.path.dirname(output.calibration[0]))
+            if CALIBRATION_GAMES
+            else ""
+        ),
     shell:
         "moveorder select --records {params.records:q} --usable {input.usable:q} --set {wildcards.dataset} "
         "--count {params.games} --seed {params.seed} --lengths {params.lengths} --out-dir {params.out_dir:q} "
-        "--captures {params.captures} "
+        "--captures {params.captures} {params.calibration} "
         "--pool {output.pool:q} --pool-report {output.pool_report:q} --selection {output.selection:q} "
         "> {log:q} 2>&1"

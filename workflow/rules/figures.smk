@@ -44,6 +44,16 @@ rule figures:
             for s in config["sets"]
             for n in LENGTHS
         ],
+        reliability=report(
+            "results/figures/reliability.png",
+            caption="../report/reliability.rst",
+            category="How sure",
+        ),
+        reliability_moves=report(
+            "results/figures/reliability_moves.png",
+            caption="../report/reliability.rst",
+            category="How sure",
+        ),
         examples=report(
             directory("results/figures/examples"),
             patterns=["{name}.png"],

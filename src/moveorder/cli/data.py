@@ -146,6 +146,19 @@ def _select_options(parser: argparse.ArgumentParser) -> None:
         help="JSONL of the records usable for training: the pool is drawn from these (default: the qualified records)",
     )
     parser.add_argument("--pool-report", default="", help="CSV: where the pool's candidates went; default: none")
+    whole(
+        parser,
+        "--calibration-count",
+        0,
+        0,
+        "games more, outside the evaluation games and their openings and left out of the pool, clipped the same "
+        "way into --calibration-dir: where a search's stated chances are fitted",
+    )
+    parser.add_argument(
+        "--calibration-dir",
+        default="",
+        help="writes the calibration games' {n}m.jsonl per length; default: none (with --calibration-count 0)",
+    )
     parser.add_argument("--selection", required=True, help="CSV: the selected games and their metadata")
     parser.add_argument(
         "--captures",
@@ -161,6 +174,8 @@ def _select_options(parser: argparse.ArgumentParser) -> None:
 def cmd_select(args: argparse.Namespace) -> int:
     from moveorder.data.arrangements import select_set
 
+    if args.calibration_count and not args.calibration_dir:
+        raise ValueError(f"--calibration-count {args.calibration_count}: give --calibration-dir to write them to")
     counts = select_set(
         Path(args.records),
         args.set,
@@ -173,13 +188,16 @@ def cmd_select(args: argparse.Namespace) -> int:
         Path(args.usable) if args.usable else None,
         Path(args.pool_report) if args.pool_report else None,
         args.captures,
+        args.calibration_count,
+        Path(args.calibration_dir) if args.calibration_dir else None,
     )
-    pool = {k: v for k, v in counts.items() if k not in ("qualified", "selected")}
+    pool = {k: v for k, v in counts.items() if k not in ("qualified", "selected", "calibration")}
     log.info(
-        "%s: %d qualified, %d selected; pool %s",
+        "%s: %d qualified, %d selected%s; pool %s",
         args.set,
         counts["qualified"],
         counts["selected"],
+        f", {counts['calibration']} for calibration" if "calibration" in counts else "",
         ", ".join(f"{k}={v}" for k, v in pool.items()),
     )
     return 0

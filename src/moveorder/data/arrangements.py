@@ -127,10 +127,13 @@ def eligible(record: Record, n: int, captures: str, shortest: int) -> bool:
     return captures == "allowed" or sum(captured[:shortest]) > 0
 
 
-def _rng(seed: int, set_name: str) -> np.random.Generator:
+def _rng_key(seed: int, set_name: str) -> List[int]:
     # The set's name enters the seed so two sets never share a draw.
-    salt = int.from_bytes(hashlib.sha256(set_name.encode()).digest()[:4], "little")
-    return np.random.default_rng([seed, salt])
+    return [seed, int.from_bytes(hashlib.sha256(set_name.encode()).digest()[:4], "little")]
+
+
+def _rng(seed: int, set_name: str) -> np.random.Generator:
+    return np.random.default_rng(_rng_key(seed, set_name))
 
 
 def dedupe(records: Sequence[Record]) -> Tuple[List[Record], int]:
@@ -143,6 +146,36 @@ def dedupe(records: Sequence[Record]) -> Tuple[List[Record], int]:
     return kept, len(records) - len(kept)
 
 
+def _openings(games: Sequence[Record], leak_prefix: int) -> set:
+    """Every even-length start (whole moves) of each game's first ``leak_prefix`` moves."""
+    return {r.moves[:k] for r in games for k in range(0, 2 * leak_prefix + 1, 2)}
+
+
+def _calibration_games(
+    unique: Sequence[Record], selected: Sequence[Record], count: int, seed: int, set_name: str, leak_prefix: int
+) -> List[Record]:
+    """``count`` games of ``unique`` for calibration: none an evaluation game, none sharing an opening
+    (its first ``leak_prefix`` moves) with one or with another calibration game."""
+    if count <= 0:
+        return []
+    taken = _openings(selected, leak_prefix)
+    free = [r for r in unique if r.moves[: 2 * leak_prefix] not in taken]
+    order = np.random.default_rng([*_rng_key(seed, set_name), 1]).permutation(len(free))
+    kept, openings = [], set()
+    for i in order:
+        r = free[int(i)]
+        if r.moves[: 2 * leak_prefix] in openings:
+            continue
+        kept.append(r)
+        openings |= _openings([r], leak_prefix)
+        if len(kept) == count:
+            return sorted(kept, key=lambda r: r.source)
+    raise ValueError(
+        f"set {set_name!r}: only {len(kept)} qualified games outside the {len(selected)} evaluation games "
+        f"and their openings, {count} calibration games requested"
+    )
+
+
 def select_games(
     records: Sequence[Record],
     count: int,
@@ -150,33 +183,43 @@ def select_games(
     set_name: str,
     leak_prefix: int,
     usable: Optional[Sequence[Record]] = None,
+    calibration: int = 0,
 ) -> Dict[str, object]:
-    """Pick ``count`` evaluation games among ``records`` and the training pool.
+    """Pick ``count`` evaluation games among ``records``, ``calibration`` more, and the training pool.
 
     Records are sorted by source path before drawing, so the choice depends
     only on the seed, the set's name and the files, not on scan order.  The
-    pool is drawn from ``usable`` (default: ``records``), deduplicated, less
-    the evaluation games and every game whose first ``leak_prefix`` moves
-    equal an evaluation game's or whose whole (shorter) sequence starts one.
-    Returns ``{"selected", "pool", "duplicates", "leaked", "evaluation",
-    "usable"}``: the counts say where the ``usable`` candidates went
-    (``evaluation``: candidates that are evaluation games).
+    calibration games (where the search's stated chances are fitted) are drawn
+    afterwards from the records left, from a stream of their own, so the
+    evaluation games are the same whatever their number; none shares its first
+    ``leak_prefix`` moves with an evaluation game (or another calibration game).
+    The pool is drawn from ``usable`` (default: ``records``), deduplicated, less
+    the evaluation and calibration games and every game whose first
+    ``leak_prefix`` moves equal one of theirs or whose whole (shorter) sequence
+    starts one.  Returns ``{"selected", "calibration", "pool", "duplicates",
+    "leaked", "evaluation", "calibration_used", "usable"}``: the counts say
+    where the ``usable`` candidates went (``evaluation``, ``calibration_used``:
+    candidates that are evaluation or calibration games).
     """
     unique, duplicates = dedupe(sorted(records, key=lambda r: r.source))
     if len(unique) < count:
         raise ValueError(f"set {set_name!r}: only {len(unique)} qualified games, {count} requested")
     idx = _rng(seed, set_name).choice(len(unique), size=count, replace=False)
     selected = [unique[i] for i in sorted(int(i) for i in idx)]
+    kept = _calibration_games(unique, selected, calibration, seed, set_name, leak_prefix)
     candidates = list(records) if usable is None else list(usable)
     pool_unique, duplicates = dedupe(sorted(candidates, key=lambda r: r.source))
-    chosen = {r.moves for r in selected}
+    chosen, calibrating = {r.moves for r in selected}, {r.moves for r in kept}
     # Every even-length start (whole moves) of every evaluation opening: a game whose opening, or
     # whose whole sequence when it is shorter, is one of these would show the answer key in training.
-    openings = {r.moves[:k] for r in selected for k in range(0, 2 * leak_prefix + 1, 2)}
-    pool, leaked, evaluation = [], 0, 0
+    openings = _openings(selected + kept, leak_prefix)
+    pool, leaked, evaluation, calibration_used = [], 0, 0, 0
     for r in pool_unique:
         if r.moves in chosen:
             evaluation += 1
+            continue
+        if r.moves in calibrating:
+            calibration_used += 1
             continue
         if r.moves[: 2 * leak_prefix] in openings:
             leaked += 1
@@ -184,10 +227,12 @@ def select_games(
         pool.append(r)
     return {
         "selected": selected,
+        "calibration": kept,
         "pool": pool,
         "duplicates": duplicates,
         "leaked": leaked,
         "evaluation": evaluation,
+        "calibration_used": calibration_used,
         "usable": len(candidates),
     }
 
@@ -219,6 +264,8 @@ def select_set(
     usable_path: Optional[Path] = None,
     pool_report_path: Optional[Path] = None,
     captures: str = "forbidden",
+    calibration: int = 0,
+    calibration_dir: Optional[Path] = None,
 ) -> Dict[str, int]:
     """A set's evaluation games, clipped to each length (``out_dir/{n}m.jsonl``), its pool and their reports.
 
@@ -227,8 +274,12 @@ def select_set(
     or ``required``, ``records_path`` holds the usable records and those that
     qualify but for captures are drawn from.  ``selection_path``: CSV of the selected games'
     metadata; ``pool_report_path``: CSV of where the pool's candidates went,
-    each counted once.  Returns the qualified count and those counts.
+    each counted once.  ``calibration`` games more, clipped the same way, go
+    to ``calibration_dir/{n}m.jsonl`` (:func:`select_games`).  Returns the
+    qualified count and those counts.
     """
+    if calibration and calibration_dir is None:
+        raise ValueError("calibration games asked for, and no folder to write them to")
     import csv
 
     from moveorder.data.records import load_records
@@ -244,9 +295,13 @@ def select_set(
         usable = read
     else:
         usable = load_records(Path(usable_path))
-    chosen = select_games(records, count, seed, set_name, leak_prefix=max(lengths), usable=usable)
+    chosen = select_games(
+        records, count, seed, set_name, leak_prefix=max(lengths), usable=usable, calibration=calibration
+    )
     for n in lengths:
         write_jsonl(Path(out_dir) / f"{n}m.jsonl", [clip(r, n, set_name) for r in chosen["selected"]])
+        if calibration:
+            write_jsonl(Path(calibration_dir) / f"{n}m.jsonl", [clip(r, n, set_name) for r in chosen["calibration"]])
     write_jsonl(Path(pool_path), chosen["pool"])
     with open(selection_path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -256,6 +311,7 @@ def select_set(
     pool_counts = {
         "candidates": chosen["usable"],
         "evaluation_games": chosen["evaluation"],
+        **({"calibration_games": chosen["calibration_used"]} if calibration else {}),
         "duplicates": chosen["duplicates"],
         "repeats_evaluation_opening": chosen["leaked"],
         "pool": len(chosen["pool"]),
@@ -265,4 +321,9 @@ def select_set(
             w = csv.writer(f)
             w.writerow(["what", "count"])
             w.writerows(pool_counts.items())
-    return {"qualified": len(records), "selected": len(chosen["selected"]), **pool_counts}
+    return {
+        "qualified": len(records),
+        "selected": len(chosen["selected"]),
+        **({"calibration": len(chosen["calibration"])} if calibration else {}),
+        **pool_counts,
+    }

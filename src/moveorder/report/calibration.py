@@ -1,5 +1,7 @@
 """Fitting a network's calibration on results of known games (:func:`calibrate`, ``moveorder
-calibrate``), with its in-sample figures.  The chances themselves: :mod:`moveorder.search.confidence`;
+calibrate``), with its in-sample figures; how the chances answers stated match what happened, per set
+and pooled by length (:func:`how_sure`: the tables and panels of ``moveorder report`` and
+bench/confidence.py).  The chances themselves: :mod:`moveorder.search.confidence`;
 the measures of stated chances against what happened: :mod:`moveorder.report.metrics`; the reliability
 diagram: :func:`moveorder.report.plots.reliability_diagram`.
 """
@@ -8,11 +10,15 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
-from moveorder.report.metrics import auroc, brier, expected_calibration_error
+import numpy as np
+import pandas as pd
+
+from moveorder.report.metrics import auroc, brier, expected_calibration_error, stated_chances
 from moveorder.search import confidence
 from moveorder.search.results import load_results
+from moveorder.settings import DOUBT
 
 
 def read_answers(paths: Sequence[Path]) -> List[Dict]:
@@ -70,3 +76,54 @@ def calibrate(paths: Sequence[Path], network: str, out: Path, command: str) -> s
         f"{fitted.data['moves']} moves; in-sample AUROC {fitted.data['in_sample']['auroc']:.3f}, "
         f"ECE {fitted.data['in_sample']['ece']:.3f}"
     )
+
+
+def how_sure(answers: Dict[str, Tuple[int, Sequence[Dict]]]) -> Dict[str, object]:
+    """How the chances stated by each set's answers (``answers[label] = (n, infer-set rows)``) match what
+    happened, per set and pooled by length: ``orders`` (a table, :func:`moveorder.report.metrics.
+    stated_chances` of "the order is exact"), ``moves`` (the same of "this move's number is right", with
+    ``in doubt``: moves stated below :data:`moveorder.settings.DOUBT`), the reliability diagrams' panels
+    (``order_panels``, ``move_panels``: title -> chance, truth) and ``unstated`` (label -> answers
+    without a chance, and the first's reason).  Answers that stated no chance are left out."""
+    orders, moves, order_panels, move_panels, unstated = [], [], {}, {}, {}
+    pooled: Dict[int, List[List]] = {}
+    for label, (n, rows) in answers.items():
+        without = [r for r in rows if r.get("chance") is None]
+        if without:
+            unstated[label] = (len(without), without[0].get("chance_note") or "no chance stated")
+        rows = [r for r in rows if r.get("chance") is not None]
+        if not rows:
+            continue
+        chance = [r["chance"] for r in rows]
+        exact = [bool(r["exact_match"]) for r in rows]
+        mc = [p for r in rows for p in r["move_chances"]]
+        right = [x == y for r in rows for x, y in zip(r["inferred"], r["actual"])]
+        acc = pooled.setdefault(int(n), [[], [], [], [], []])
+        acc[4].append(label)
+        for into, these in zip(acc, (chance, exact, mc, right)):
+            into.extend(these)
+        orders.append(stated_chances(label, chance, exact))
+        moves.append(stated_chances(label, mc, right) | {"in doubt": int((np.asarray(mc) < DOUBT).sum())})
+        order_panels[label] = {"chance": chance, "truth": exact}
+    for n, (chance, exact, mc, right, labels) in sorted(pooled.items()):
+        if len(labels) > 1:
+            orders.append(stated_chances(f"pooled, {n} moves", chance, exact))
+            moves.append(
+                stated_chances(f"pooled, {n} moves", mc, right) | {"in doubt": int((np.asarray(mc) < DOUBT).sum())}
+            )
+            order_panels[f"pooled, {n} moves"] = {"chance": chance, "truth": exact}
+        move_panels[f"every move, {n}-move answers"] = {"chance": mc, "truth": right}
+    return {
+        "orders": pd.DataFrame(orders),
+        "moves": pd.DataFrame(moves).rename(
+            columns={
+                "answers": "moves",
+                "exact": "right",
+                "exact rate": "right rate",
+                "exact of those": "right of those",
+            }
+        ),
+        "order_panels": order_panels,
+        "move_panels": move_panels,
+        "unstated": unstated,
+    }

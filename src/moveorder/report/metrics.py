@@ -6,7 +6,8 @@
   above" says, with a relative tolerance so that an exact match whose two likelihoods were summed
   in different orders still counts as on the line.
 * :func:`auroc`, :func:`brier`, :func:`reliability` and :func:`expected_calibration_error`: how well
-  stated chances (of an answer being exact, of a move's number being right) match what happened.
+  stated chances (of an answer being exact, of a move's number being right) match what happened;
+  :func:`stated_chances`: all of them in one row of a table.
 * :func:`summarize`: one row of the summary table for a set and length (where the answers stated how
   sure they were, the mean stated chance beside the exact-match rate of those answers); for a set with captures also
   the share of positions the search found a sequence for and the mean share of captured stones'
@@ -82,6 +83,30 @@ def expected_calibration_error(chance, truth, bins: int = RELIABILITY_BINS) -> f
     table = reliability(chance, truth, bins)
     used = table[table["count"] > 0]
     return float((used["count"] * (used["stated"] - used["observed"]).abs()).sum() / used["count"].sum())
+
+
+#: An answer stated "sure" at this chance or more (the reliability table's high-confidence column).
+HIGH_CHANCE = 0.7
+
+
+def stated_chances(label: str, chance, truth) -> Dict[str, object]:
+    """One row of a table of how sure answers were: ``answers``, ``exact`` (how many happened), the
+    mean stated ``chance``, the ``exact rate``, ``ECE``, ``Brier``, ``AUROC``, how many were stated at
+    :data:`HIGH_CHANCE` or more and the share of those that happened (NaN where none)."""
+    chance, truth = np.asarray(chance, dtype=float), np.asarray(truth, dtype=bool)
+    high = chance >= HIGH_CHANCE
+    return {
+        "set": label,
+        "answers": len(chance),
+        "exact": int(truth.sum()),
+        "mean chance": float(chance.mean()),
+        "exact rate": float(truth.mean()),
+        "ECE": expected_calibration_error(chance, truth),
+        "Brier": brier(chance, truth),
+        "AUROC": auroc(chance, truth),
+        f"stated >= {HIGH_CHANCE:.0%}": int(high.sum()),
+        "exact of those": float(truth[high].mean()) if high.any() else float("nan"),
+    }
 
 
 def summarize(inferred: pd.DataFrame, scored: Optional[pd.DataFrame] = None) -> Dict[str, object]:

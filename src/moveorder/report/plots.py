@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
@@ -260,10 +261,17 @@ def reliability_axes(ax, chance: Sequence[float], truth: Sequence[bool], title: 
 
 
 def reliability_diagram(
-    panels: Dict[str, Dict[str, Sequence]], stem: Path, note: str = "", what: str = "exact"
+    panels: Dict[str, Dict[str, Sequence]], stem: Path, note: str = "", what: str = "exact", empty: str = ""
 ) -> List[Path]:
-    """One reliability diagram per panel, four a row: ``panels[title] = {"chance": [...], "truth": [...]}``."""
+    """One reliability diagram per panel, four a row: ``panels[title] = {"chance": [...], "truth": [...]}``;
+    without panels, a figure saying that no answer stated a chance, and ``empty`` (why) under it."""
     k = len(panels)
+    if not k:
+        fig, ax = plt.subplots(figsize=(6, 1.6))
+        ax.axis("off")
+        ax.text(0.5, 0.6, "No answer stated a chance.", ha="center", va="center", fontsize=11, gid="no-chance")
+        ax.text(0.5, 0.2, textwrap.fill(empty, 90), ha="center", va="center", fontsize=7, color="0.3")
+        return save(fig, stem)
     cols = min(k, 4)
     rows = -(-k // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(3.3 * cols, 3.7 * rows), squeeze=False)

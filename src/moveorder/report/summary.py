@@ -6,7 +6,9 @@ Output: ``summary.csv`` / ``summary.md`` (one row per set and length, naming
 the network and dataset; with the cross-level tables of
 :mod:`moveorder.report.cross_level` when given), ``paper_comparison.md`` (our
 numbers beside the paper's, column by column) and the figures of
-:mod:`moveorder.report.plots`, every panel titled with its set, length and network.
+:mod:`moveorder.report.plots`, every panel titled with its set, length and network; where the answers
+stated how sure they were (infer-set's JSONL beside its table), a section of ``summary.md`` and the
+reliability diagrams ``reliability.png`` and ``reliability_moves.png``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import pandas as pd
 import yaml
 
 from moveorder.report import plots
+from moveorder.report.calibration import how_sure
 from moveorder.report.metrics import better_both_ways, summarize
+from moveorder.search.results import load_results
 
 COMPARED = [
     ("share_on_or_above", "share on/above y=x"),
@@ -114,11 +118,13 @@ def make_report(
     summary.to_csv(out_dir / "summary.csv", index=False)
     extra = "\n" + Path(cross_level).read_text() if cross_level else ""
     header = "; ".join(x for x in (networks_line(network), note) if x)
+    sure = how_sure({_label(s, n): (n, _answers(i)) for s, n, i, _ in entries})
     (out_dir / "summary.md").write_text(
         f"# Summary\n\n{header}\n\n"
         + to_markdown(summary.drop(columns=["network", "dataset", "katago"]))
         + "\n"
         + to_markdown(summary[["set", "n", "network", "dataset", "katago"]])
+        + how_sure_text(sure)
         + extra
     )
     comp = comparison_table(summary, paper)
@@ -142,8 +148,39 @@ def make_report(
         plots.loss_scatter({title: loss[title]}, figures_dir / f"loss_{s}_{n}m", note)
     plots.likelihood_scatter(lik, figures_dir / "likelihood_all", note)
     plots.loss_scatter(loss, figures_dir / "loss_all", note)
+    unstated = "; ".join(f"{k}: {v[1]}" for k, v in list(sure["unstated"].items())[:1])
+    plots.reliability_diagram(sure["order_panels"], figures_dir / "reliability", note, empty=unstated)
+    plots.reliability_diagram(
+        sure["move_panels"], figures_dir / "reliability_moves", note, what="the move's number right", empty=unstated
+    )
     write_examples(loaded, figures_dir / "examples", examples, network)
     return summary
+
+
+def _answers(table: Path) -> List[Dict]:
+    """infer-set's rows beside its table (``NAME.jsonl`` beside ``NAME.csv``), each answer's chances
+    with them; none where there is no such file."""
+    rows = Path(table).with_suffix(".jsonl")
+    return load_results(rows) if rows.is_file() else []
+
+
+def how_sure_text(sure: Dict) -> str:
+    """The summary's section on how sure the answers were (:func:`moveorder.report.calibration.how_sure`)."""
+    if not len(sure["orders"]) and not sure["unstated"]:
+        return ""
+    text = "\n## How sure the answers are\n\n"
+    if len(sure["orders"]):
+        text += (
+            "The chance each answer stated that its order is exact, against what happened (ECE: expected "
+            "calibration error over 10 bins; AUROC: how well the chances tell the exact answers from the rest; "
+            "figure: figures/reliability.png):\n\n"
+            + to_markdown(sure["orders"])
+            + "\nEach move's chance that its number is right (figures/reliability_moves.png):\n\n"
+            + to_markdown(sure["moves"])
+        )
+    for label, (count, why) in sure["unstated"].items():
+        text += f"\n{label}, {count} answer{'s' if count != 1 else ''}: {why}."
+    return text + ("\n" if sure["unstated"] else "")
 
 
 def write_examples(loaded, folder: Path, count: int, network: Networks = "") -> List[Path]:
