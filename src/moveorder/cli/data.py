@@ -174,8 +174,6 @@ def _select_options(parser: argparse.ArgumentParser) -> None:
 def cmd_select(args: argparse.Namespace) -> int:
     from moveorder.data.arrangements import select_set
 
-    if args.calibration_count and not args.calibration_dir:
-        raise ValueError(f"--calibration-count {args.calibration_count}: give --calibration-dir to write them to")
     counts = select_set(
         Path(args.records),
         args.set,

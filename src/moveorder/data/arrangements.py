@@ -279,7 +279,7 @@ def select_set(
     qualified count and those counts.
     """
     if calibration and calibration_dir is None:
-        raise ValueError("calibration games asked for, and no folder to write them to")
+        raise ValueError(f"--calibration-count {calibration}: no --calibration-dir to write the calibration games to")
     import csv
 
     from moveorder.data.records import load_records
