@@ -11,6 +11,9 @@ evaluation set, and checked on the evaluation sets (docs/results.md, "How sure a
         --out src/moveorder/nets/shipped/tygem-6x128.calibration.json
     python bench/confidence.py infer --work runs/confidence --sets evaluation
     python bench/confidence.py check --work runs/confidence --figures docs/figures
+    # the same of a workflow run's answers (config/cpu.yaml's):
+    python bench/confidence.py check --work runs/confidence \
+        --run results/inferred/tygem-6x128/beam32f1-turnseats --figures docs/figures/cpu-6x128
 
 ``infer`` runs ``moveorder infer-set`` (the code path every answer takes) on each set with the search of
 ``--search`` (default: the player's, ``moveorder infer``'s default), one set after another, each
@@ -88,7 +91,11 @@ def check(a):
     from moveorder.search.confidence import Calibration, calibration_for
 
     out = folder(a)
-    rows = {name: load_results(out / f"{name}.jsonl") for name in EVALUATION if (out / f"{name}.jsonl").exists()}
+    if a.run:  # a workflow run's folder: SET/Nm.jsonl
+        files = {f"{s}-{n}": Path(a.run) / s / f"{n}m.jsonl" for n in (20, 40) for s in ("pro", "kgs")}
+    else:
+        files = {name: out / f"{name}.jsonl" for name in EVALUATION}
+    rows = {name: load_results(f) for name, f in files.items() if f.exists()}
     if a.rejudge:
         cal = Calibration.load(Path(a.rejudge)) if a.rejudge != "network" else calibration_for(resolve(a.network))
         keys = {r["evidence"]["search"] for rs in rows.values() for r in rs}
@@ -107,9 +114,14 @@ def check(a):
     for label, d in panels.items():
         t = metrics.reliability(d["chance"], d["truth"])
         bins.append(t.assign(set=label))
-    pd.concat(bins).to_csv(out / "reliability_bins.csv", index=False)
+    out.mkdir(parents=True, exist_ok=True)
+    pd.concat(bins).to_csv(out / f"{'run-' if a.run else ''}reliability_bins.csv", index=False)
     if a.figures:
-        note = f"{a.network}, {a.label}; chances from the calibration beside the network"
+        note = (
+            f"{a.run}: the chances the run stated"
+            if a.run
+            else f"{a.network}, {a.label}; chances from the calibration beside the network"
+        )
         plots.reliability_diagram(panels, Path(a.figures) / "reliability_orders", note)
         plots.reliability_diagram(
             move_panels, Path(a.figures) / "reliability_moves", note, what="the move's number right"
@@ -132,6 +144,11 @@ def main():
     sub.choices["fit"].add_argument("--out", required=True)
     c = sub.choices["check"]
     c.add_argument("--figures", default="")
+    c.add_argument(
+        "--run",
+        default="",
+        help="a workflow run's folder (results/inferred/NETWORK/LABEL): its sets' answers instead of --work's",
+    )
     c.add_argument(
         "--rejudge",
         default="",
