@@ -12,13 +12,11 @@ import hashlib
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-import numpy as np
 import pandas as pd
 
 from moveorder.report.metrics import auroc, brier, expected_calibration_error, stated_chances
 from moveorder.search import confidence
 from moveorder.search.results import load_results
-from moveorder.settings import DOUBT
 
 
 def read_answers(paths: Sequence[Path]) -> List[Dict]:
@@ -86,7 +84,13 @@ def how_sure(answers: Dict[str, Tuple[int, Sequence[Dict]]]) -> Dict[str, object
     (``order_panels``, ``move_panels``: title -> chance, truth) and ``unstated`` (label -> answers
     without a chance, and the first's reason).  Answers that stated no chance are left out."""
     orders, moves, order_panels, move_panels, unstated = [], [], {}, {}, {}
-    pooled: Dict[int, List[List]] = {}
+    pooled: Dict[int, Dict[str, List]] = {}
+
+    def add(label: str, d: Dict[str, List]) -> None:
+        orders.append(stated_chances(label, d["chance"], d["exact"]))
+        moves.append(stated_chances(label, d["mc"], d["right"]) | {"in doubt": len(confidence.in_doubt(d["mc"]))})
+        order_panels[label] = {"chance": d["chance"], "truth": d["exact"]}
+
     for label, (n, rows) in answers.items():
         without = [r for r in rows if r.get("chance") is None]
         if without:
@@ -94,25 +98,21 @@ def how_sure(answers: Dict[str, Tuple[int, Sequence[Dict]]]) -> Dict[str, object
         rows = [r for r in rows if r.get("chance") is not None]
         if not rows:
             continue
-        chance = [r["chance"] for r in rows]
-        exact = [bool(r["exact_match"]) for r in rows]
-        mc = [p for r in rows for p in r["move_chances"]]
-        right = [x == y for r in rows for x, y in zip(r["inferred"], r["actual"])]
-        acc = pooled.setdefault(int(n), [[], [], [], [], []])
-        acc[4].append(label)
-        for into, these in zip(acc, (chance, exact, mc, right)):
-            into.extend(these)
-        orders.append(stated_chances(label, chance, exact))
-        moves.append(stated_chances(label, mc, right) | {"in doubt": int((np.asarray(mc) < DOUBT).sum())})
-        order_panels[label] = {"chance": chance, "truth": exact}
-    for n, (chance, exact, mc, right, labels) in sorted(pooled.items()):
-        if len(labels) > 1:
-            orders.append(stated_chances(f"pooled, {n} moves", chance, exact))
-            moves.append(
-                stated_chances(f"pooled, {n} moves", mc, right) | {"in doubt": int((np.asarray(mc) < DOUBT).sum())}
-            )
-            order_panels[f"pooled, {n} moves"] = {"chance": chance, "truth": exact}
-        move_panels[f"every move, {n}-move answers"] = {"chance": mc, "truth": right}
+        d = {
+            "chance": [r["chance"] for r in rows],
+            "exact": [bool(r["exact_match"]) for r in rows],
+            "mc": [p for r in rows for p in r["move_chances"]],
+            "right": [x == y for r in rows for x, y in zip(r["inferred"], r["actual"])],
+        }
+        add(label, d)
+        acc = pooled.setdefault(int(n), {"sets": 0, **{k: [] for k in d}})
+        acc["sets"] += 1
+        for k, these in d.items():
+            acc[k].extend(these)
+    for n, acc in sorted(pooled.items()):
+        if acc["sets"] > 1:
+            add(f"pooled, {n} moves", acc)
+        move_panels[f"every move, {n}-move answers"] = {"chance": acc["mc"], "truth": acc["right"]}
     return {
         "orders": pd.DataFrame(orders),
         "moves": pd.DataFrame(moves).rename(
