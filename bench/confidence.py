@@ -91,11 +91,13 @@ def check(a):
     from moveorder.search.confidence import Calibration, calibration_for
 
     out = folder(a)
-    if a.run:  # a workflow run's folder: SET/Nm.jsonl
+    if a.run:  # a workflow run's folder: SET/Nm.jsonl, config/cpu.yaml's sets and lengths
         files = {f"{s}-{n}": Path(a.run) / s / f"{n}m.jsonl" for n in (20, 40) for s in ("pro", "kgs")}
     else:
         files = {name: out / f"{name}.jsonl" for name in EVALUATION}
     rows = {name: load_results(f) for name, f in files.items() if f.exists()}
+    if not rows:
+        raise SystemExit(f"check: none of {', '.join(map(str, files.values()))} exists")
     if a.rejudge:
         cal = Calibration.load(Path(a.rejudge)) if a.rejudge != "network" else calibration_for(resolve(a.network))
         keys = {r["evidence"]["search"] for rs in rows.values() for r in rs}
@@ -147,7 +149,8 @@ def main():
     c.add_argument(
         "--run",
         default="",
-        help="a workflow run's folder (results/inferred/NETWORK/LABEL): its sets' answers instead of --work's",
+        help="a workflow run's folder (results/inferred/NETWORK/LABEL): its answers of pro and kgs at 20 and 40 "
+        "moves (config/cpu.yaml's sets) instead of --work's",
     )
     c.add_argument(
         "--rejudge",
