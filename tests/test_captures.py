@@ -29,7 +29,7 @@ from moveorder.search import layer as capture_layer
 from moveorder.search import problem as prob
 from moveorder.search.beam import beam_search
 from moveorder.search.boards import history_planes, position_log_probs, replay_boards, sequence_log_probs
-from moveorder.search.plans import capture_plan, captured_placed, captured_points
+from moveorder.search.plans import capture_plan, capture_sites, captured_placed, captured_points
 from moveorder.settings import SearchConfig
 
 
@@ -953,3 +953,127 @@ def test_a_position_no_sequence_reaches_is_proven_so_once_over_all_orientations(
     cfg = SearchConfig(method="beam", beam_width=8, orientations="all")
     (found,) = dispatch.run(PositionEvaluator(model), [problem], cfg, stats=stats)
     assert found.trials == [] and stats.not_found == 1 and stats.unreachable == 1 and stats.backtracked == 8
+
+
+# --- capture sites and the ladder of where doomed stones stand (search.plans, captures "Sites") ----
+
+
+def _final_of(text):
+    """The flat board (top row first) of an ASCII corner (:func:`helpers.load_board`)."""
+    from helpers import load_board
+
+    black, white = load_board(text)
+    final = np.zeros(coords.POINTS, dtype=np.uint8)
+    for colour, points in ((goboard.BLACK, black), (goboard.WHITE, white)):
+        for p in points:
+            final[coords.to_flat(p)] = colour
+    return final
+
+
+def _named(sites, colour):
+    return {coords.to_gtp(coords.from_lz(int(k))) for k in np.nonzero(sites[colour])[0]}
+
+
+def test_capture_sites_are_the_points_the_other_colour_nearly_surrounds():
+    """Worked by hand on the corner below (row 19 at the top).  Black sites, where no black stone
+    stands and at most ``open_sides`` neighbours are not White's: A19 (B19, A18: none open); C19 (C18
+    open), B18 (C18), A17 (A16), C17 (C18) with one; D18 (C18, E18), E19 (F19, E18), B16 (A16, B15) and
+    the three far corners of the board (two empty neighbours each) with two.  No white site at 0 or 1:
+    Black's one stone surrounds nothing; at 2, the far corners."""
+    final = _final_of(
+        """
+        . O . O . .
+        O . . . . .
+        . O . O . .
+        . . O X . .
+        """
+    )
+    assert _named(capture_sites(final, 0), goboard.BLACK) == {"A19"}
+    assert _named(capture_sites(final, 1), goboard.BLACK) == {"A19", "C19", "B18", "A17", "C17"}
+    assert _named(capture_sites(final, 2), goboard.BLACK) == set("A19 C19 B18 A17 C17 D18 E19 B16 A1 T1 T19".split())
+    assert _named(capture_sites(final, 1), goboard.WHITE) == set()
+    assert _named(capture_sites(final, 2), goboard.WHITE) == {"A1", "T1", "T19", "A19"}
+
+
+# Found by seeded random play in the top-left 5x5 corner: White's twelfth move (A17) captures three
+# black stones (A19, B19, A18); A19's two neighbours are empty at the end (two open sides), so no
+# order with its doomed stones on the first rung's sites answers it.
+OFF_THE_SITES = "aaebcbcababcdcaecdbbabac"
+
+
+def test_a_capture_off_the_sites_is_answered_on_the_last_rung(shipped):
+    """The first rung alone (``sites=(1,)``) finds nothing for it; the ladder (the default) answers it
+    with the beam it adds on the last rung, where the passes (one here) end below it."""
+    actual = sgf_moves(OFF_THE_SITES)
+    assert captures_by_move(actual) == [0] * 11 + [3]
+    problem = problem_of(actual)
+    sites = capture_sites(np.frombuffer(problem.final_board(), dtype=np.uint8), 1)
+    off = [(c, k) for c, k in capture_plan(actual) if not sites[c][k]]
+    assert [(c, coords.to_gtp(coords.from_lz(k))) for c, k in off] == [(goboard.BLACK, "A19")]
+    assert cap.search(shipped, [problem], width=64, patience=0, sites=(1,)) == [None]
+    (found,) = cap.search(shipped, [problem], width=64, patience=0)
+    assert found is not None
+    assert_answers(found[0], problem)
+
+
+def _open_sides_on_sgfmill(moves_lz, colour_name, point):
+    """Neighbours of ``point`` (ours) not holding the other colour after ``moves_lz``, on sgfmill's board."""
+    from sgfmill import boards
+
+    board = boards.Board(coords.SIZE)
+    for i, k in enumerate(moves_lz):
+        board.play(*coords.to_sgfmill(coords.from_lz(k)), "bw"[i % 2])
+    other = "w" if colour_name == "b" else "b"
+    row, col = point
+    near = [(row + dr, col + dc) for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+    near = [(r, c) for r, c in near if 0 <= r < coords.SIZE and 0 <= c < coords.SIZE]
+    return sum(board.get(*coords.to_sgfmill((r, c))) != other for r, c in near), board.get(*coords.to_sgfmill(point))
+
+
+def test_the_first_rung_puts_doomed_stones_only_on_sites(shipped, capture_games):
+    """Real games at 40 moves with captures, searched on the first rung alone: every stone an order
+    found loses where the position has none of its colour stands on a point with at most one
+    neighbour not the capturer's, counted on sgfmill's board after the order's own replay."""
+    problems = [problem_of(m[:40]) for m in capture_games[:6]]
+    problems = [p for p in problems if p.prisoners_black + p.prisoners_white]
+    found = cap.search(shipped, problems, width=16, patience=0, sites=(1,))
+    checked = 0
+    for problem, r in zip(problems, found):
+        if r is None:
+            continue
+        assert_answers(r[0], problem)
+        for colour, k in captured_points(r[0]):
+            name = "b" if colour == goboard.BLACK else "w"
+            open_sides, now = _open_sides_on_sgfmill(r[0], name, coords.from_lz(k))
+            if now != name:  # a doomed stone (a final stone captured and played again is not)
+                assert open_sides <= 1
+                checked += 1
+    assert checked >= 3
+
+
+def test_the_points_where_a_move_captures_are_sgfmills(capture_games):
+    """``layer._capturing_points``: for each position of real games, every empty point where the side
+    to move captures and the stones it takes, against playing each empty point on sgfmill's board."""
+    from sgfmill import boards
+
+    for moves in capture_games[:4]:
+        board, ours = boards.Board(coords.SIZE), goboard.Board()
+        for i, k in enumerate(moves[:50]):
+            colour = goboard.BLACK if i % 2 == 0 else goboard.WHITE
+            if i % 5 == 0:
+                expected = {}
+                for q in range(coords.POINTS):
+                    row, col = coords.to_sgfmill(coords.from_lz(q))
+                    if board.get(row, col) is not None:
+                        continue
+                    trial = board.copy()
+                    trial.play(row, col, "bw"[i % 2])
+                    enemy = "wb"[i % 2]
+                    taken = sum(c == enemy for c, _ in board.list_occupied_points()) - sum(
+                        c == enemy for c, _ in trial.list_occupied_points()
+                    )  # sgfmill allows suicide: only the other colour's stones count
+                    if taken > 0:
+                        expected[q] = taken
+                assert capture_layer._capturing_points(ours, goboard.opponent(colour)) == expected
+            board.play(*coords.to_sgfmill(coords.from_lz(k)), "bw"[i % 2])
+            ours.play(colour, coords.from_lz(k))

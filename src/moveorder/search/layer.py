@@ -101,6 +101,8 @@ class Layer:
         doomed_ok = doomed_allowed(target, cur, self.colour, i)
         if target.plan is not None:
             doomed_ok &= target.plan[self.colour][None, :]
+        elif target.sites is not None:
+            doomed_ok &= target.sites[self.colour][None, :]
         cand = (cur == EMPTY) & (final_c[None, :] | doomed_ok)
         self.rows, self.pts = np.nonzero(cand)  # row-major: prefix by prefix, points in Leela Zero order
         self.g = np.array([p.ll for p in beam])[self.rows] + lp[self.rows, self.pts]
@@ -167,6 +169,19 @@ class Layer:
             if len(kept) > before:
                 seen.add(doomed_set(kept[-1].hist[0]))
 
+    def _taken(self) -> np.ndarray:
+        """For each candidate child: the stones its move captures (0 for most), read off its parent's
+        board before the child is built (the enemy groups whose one liberty is the move's point)."""
+        taken = np.zeros(len(self.rows), dtype=np.int64)
+        enemy = goboard.opponent(self.colour)
+        for r, prefix in enumerate(self.beam):
+            at = _capturing_points(prefix.board, enemy)
+            if at:
+                lo, hi = np.searchsorted(self.rows, [r, r + 1])
+                for j in range(lo, hi):
+                    taken[j] = at.get(int(self.pts[j]), 0)
+        return taken
+
     @property
     def exhausted(self) -> bool:
         """Every child has been tried."""
@@ -190,8 +205,8 @@ class Layer:
             tiers = CAPTURE_TIERS if target.plan is None else PLAN_TIERS
             by_g, by_owed, by_doomed = (int(width * share) for share in tiers)
             self._fill(kept, self.by_g, by_g)
-            owed = np.array([_captures_to_make(target, p.board, self.i) for p in self.beam])
-            self._fill(kept, np.lexsort((pts, rows, -g, owed[rows])), len(kept) + by_owed)
+            owed = np.array([_captures_to_make(target, p.board, self.i) for p in self.beam])[rows] - self._taken()
+            self._fill(kept, np.lexsort((pts, rows, -g, owed)), len(kept) + by_owed)
             self._fill_doomed_sets(kept, min(width, len(kept) + by_doomed))
         else:
             self._fill(kept, self.by_g, width // 2 if future else width)
@@ -205,6 +220,33 @@ class Layer:
         else:
             self._fill(kept, self.by_g, width)
         return kept
+
+
+def _capturing_points(board: goboard.Board, enemy: int) -> Dict[int, int]:
+    """Leela Zero index -> the ``enemy`` stones a move there captures: the one liberty of each ``enemy``
+    group in atari (groups sharing that liberty add up)."""
+    points, adj = board.points, board._adj
+    seen: set = set()
+    out: Dict[int, int] = {}
+    for start, v in enumerate(points):
+        if v != enemy or start in seen:
+            continue
+        group, stack, libs = [start], [start], set()
+        seen.add(start)
+        while stack:
+            p = stack.pop()
+            for q in adj[p]:
+                w = points[q]
+                if w == EMPTY:
+                    libs.add(q)
+                elif w == enemy and q not in seen:
+                    seen.add(q)
+                    group.append(q)
+                    stack.append(q)
+        if len(libs) == 1:
+            k = coords.flat_to_lz(libs.pop())
+            out[k] = out.get(k, 0) + len(group)
+    return out
 
 
 def _captures_to_make(target: Target, board: goboard.Board, i: int) -> int:

@@ -15,6 +15,7 @@ from moveorder.go import board as goboard
 from moveorder.go import coords
 from moveorder.go.coords import POINTS
 from moveorder.nets.features import FLAT_OF_LZ
+from moveorder.search.plans import capture_sites
 from moveorder.search.problem import Problem
 
 BLACK, WHITE, EMPTY = goboard.BLACK, goboard.WHITE, goboard.EMPTY
@@ -37,10 +38,11 @@ class Target:
     """Per-problem constants of the search, as numpy masks in Leela Zero order.
 
     ``plan``: a capture plan (:func:`moveorder.search.plans.capture_plan`); doomed stones of a colour are then played only on
-    its points of that colour.
+    its points of that colour.  ``sites``: without a plan, doomed stones stand only where the position's
+    capture sites allow (:func:`moveorder.search.plans.capture_sites`'s ``open_sides``; None: anywhere).
     """
 
-    def __init__(self, problem: Problem, plan: Optional[Sequence[Tuple[int, int]]] = None):
+    def __init__(self, problem: Problem, plan: Optional[Sequence[Tuple[int, int]]] = None, sites: Optional[int] = None):
         self.final = problem.final_board()
         fin = np.frombuffer(self.final, dtype=np.uint8)
         self.final_lz = fin[FLAT_OF_LZ]
@@ -48,6 +50,8 @@ class Target:
         self.n = problem.moves
         self.budget = {BLACK: problem.captured_of(BLACK), WHITE: problem.captured_of(WHITE)}
         self.moves_of = {BLACK: problem.moves_of(BLACK), WHITE: problem.moves_of(WHITE)}
+        #: colour -> where its doomed stones may go without a plan (LZ order); None: anywhere
+        self.sites: Optional[Dict[int, np.ndarray]] = None if sites is None else capture_sites(fin, sites)
         self.plan: Optional[Dict[int, np.ndarray]] = None  # colour -> where its doomed stones may go (LZ order)
         if plan is not None:
             self.plan = {BLACK: np.zeros(POINTS, dtype=bool), WHITE: np.zeros(POINTS, dtype=bool)}
