@@ -225,7 +225,7 @@ class Layer:
 def _capturing_points(board: goboard.Board, enemy: int) -> Dict[int, int]:
     """Leela Zero index -> the ``enemy`` stones a move there captures: the one liberty of each ``enemy``
     group in atari (groups sharing that liberty add up)."""
-    points, adj = board.points, board._adj
+    points, adj = board.points, goboard.adjacent_points(board.size)
     seen: set = set()
     out: Dict[int, int] = {}
     for start, v in enumerate(points):
