@@ -3,11 +3,15 @@ bookkeeping apart from the network.
 
     python bench/captures.py --network tygem --records data/records/pro/usable.jsonl \
         [--lengths 40 60 80 100] [--games 10] [--width 64] [--future 1] [--patience 2] [--passes 1] [--widen 1]
-        [--json out.json]
+        [--sites 1,none] [--json out.json]
         [--where-it-dies]
+    python bench/captures.py --arrangements data/arrangements/pro/100m.jsonl --games 20 ...
 
 For each length ``n``: the first ``--games`` records (in file order) that qualify up to ``n`` but for
-captures and capture before move ``n`` (``moveorder.data.arrangements.eligible``, ``required``).  Each
+captures and capture before move ``n`` (``moveorder.data.arrangements.eligible``, ``required``), or
+the first ``--games`` of an arrangements file (its own length).  ``--sites``: the rungs of the capture
+sites (``moveorder.search.plans.SITE_LADDER``, the default; ``none``: anywhere, the search before the
+sites; ``1,1``: the sites in every pass, never anywhere).  Each
 length is searched twice in this one invocation:
 
 1. with the network, recording every output it gives (wall time, and the network's own time: input
@@ -35,14 +39,14 @@ import time
 import numpy as np
 import torch
 
-from moveorder.data.arrangements import clip, eligible
+from moveorder.data.arrangements import clip, eligible, load_arrangements
 from moveorder.data.records import load_records
 from moveorder.go import coords
 from moveorder.nets.likelihood import PolicyLikelihood
 from moveorder.search import captures as cap
 from moveorder.search import layer as capture_layer
 from moveorder.search.boards import sequence_log_probs
-from moveorder.search.plans import captured_placed
+from moveorder.search.plans import SITE_LADDER, captured_placed
 from moveorder.search.problem import SearchStats, problem_of_arrangement
 from moveorder.search.results import matching_prefix
 
@@ -87,18 +91,19 @@ def problems_of(records_path, n, games):
     return arrs
 
 
-def run_length(net: PolicyLikelihood, arrs, width, future, patience, passes=1, widen=1):
+def run_length(net: PolicyLikelihood, arrs, width, future, patience, passes=1, widen=1, sites=SITE_LADDER):
     problems = [problem_of_arrangement(a) for a in arrs]
     rec = Recording(net)
     net.seconds, net.evaluations = 0.0, 0
     stats = SearchStats()
+    kw = {"beam_passes": passes, "beam_widen": widen, "sites": sites}
     t0 = time.perf_counter()
-    found = cap.search(rec, problems, width, future, patience, stats=stats, beam_passes=passes, beam_widen=widen)
+    found = cap.search(rec, problems, width, future, patience, stats=stats, **kw)
     wall = time.perf_counter() - t0
     network = rec.seconds  # set by the search's position_log_probs on the wrapper
     replay = Replay(rec.outputs, net.legal_only)
     t0 = time.perf_counter()
-    again = cap.search(replay, problems, width, future, patience, beam_passes=passes, beam_widen=widen)
+    again = cap.search(replay, problems, width, future, patience, **kw)
     bookkeeping = time.perf_counter() - t0
     assert again == found, "the replayed search found other sequences"
     rows = []
@@ -140,7 +145,7 @@ def run_length(net: PolicyLikelihood, arrs, width, future, patience, passes=1, w
     }
 
 
-def where_it_dies(net: PolicyLikelihood, arrs, width, future):
+def where_it_dies(net: PolicyLikelihood, arrs, width, future, sites=SITE_LADDER):
     """The beam alone (no backtracking), one problem at a time: for each problem it found nothing for,
     the move at which no child was kept, the prefixes it had, the children tried, and whether every
     child was tried (else the layer gave up after ``PRUNED_PER_CHILD x width`` pruned children)."""
@@ -159,17 +164,27 @@ def where_it_dies(net: PolicyLikelihood, arrs, width, future):
     try:
         for a in arrs:
             deaths.clear()
-            found = cap.capture_beam(net, [problem_of_arrangement(a)], width, future)[0]
+            found = cap.capture_beam(net, [problem_of_arrangement(a)], width, future, sites=sites[:1])[0]
             row = {"game": a.id, "n": a.n, "prisoners": list(a.prisoners), "found": bool(found)}
             print(json.dumps(row | (deaths[0] if deaths else {})), flush=True)
     finally:
         capture_layer.Layer.choose = choose
 
 
+def _rungs(text: str):
+    """``1,none`` -> (1, None): the rungs of ``--sites``."""
+    try:
+        return tuple(None if r.strip().lower() == "none" else int(r) for r in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected open sides (0-4) or none, comma-separated") from None
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--network", default="tygem")
-    p.add_argument("--records", required=True, help="JSONL records (a data stage's usable.jsonl)")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--records", help="JSONL records (a data stage's usable.jsonl)")
+    src.add_argument("--arrangements", help="an arrangements file (a data stage's Nm.jsonl); --lengths unused")
     p.add_argument("--lengths", type=int, nargs="+", default=[40, 60, 80, 100])
     p.add_argument("--games", type=int, default=10)
     p.add_argument("--width", type=int, default=64)
@@ -177,6 +192,12 @@ def main(argv=None):
     p.add_argument("--patience", type=int, default=2)
     p.add_argument("--passes", type=int, default=1, help="runs of the beam (moveorder.search.captures.search)")
     p.add_argument("--widen", type=int, default=1, help="width factor of a later pass where none found yet")
+    p.add_argument(
+        "--sites",
+        type=_rungs,
+        default=SITE_LADDER,
+        help="rungs of the capture sites, comma-separated open sides or none (anywhere); default: SITE_LADDER",
+    )
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
     p.add_argument("--json", default="")
     p.add_argument("--where-it-dies", action="store_true", help="only the beam's deaths, per problem")
@@ -184,13 +205,18 @@ def main(argv=None):
     torch.set_num_threads(a.threads)
     net = PolicyLikelihood.from_file(a.network, device="cpu")
     out = []
-    for n in a.lengths:
-        arrs = problems_of(a.records, n, a.games)
+    batches = (
+        [problems_of(a.records, n, a.games) for n in a.lengths]
+        if a.records
+        else [load_arrangements(a.arrangements)[: a.games]]
+    )
+    for arrs in batches:
         if a.where_it_dies:
-            where_it_dies(net, arrs, a.width, a.future)
+            where_it_dies(net, arrs, a.width, a.future, a.sites)
             continue
-        res = run_length(net, arrs, a.width, a.future, a.patience, a.passes, a.widen)
+        res = run_length(net, arrs, a.width, a.future, a.patience, a.passes, a.widen, a.sites)
         res |= {"width": a.width, "future": a.future, "patience": a.patience, "passes": a.passes, "widen": a.widen}
+        res |= {"sites": ",".join("none" if r is None else str(r) for r in a.sites)}
         res |= {"threads": a.threads}
         out.append(res)
         print(json.dumps(res), flush=True)
