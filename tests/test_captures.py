@@ -1001,9 +1001,11 @@ def test_capture_sites_are_the_points_the_other_colour_nearly_surrounds():
 OFF_THE_SITES = "aaebcbcababcdcaecdbbabac"
 
 
-def test_a_capture_off_the_sites_is_answered_on_the_last_rung(shipped):
-    """The first rung alone (``sites=(1,)``) finds nothing for it; the ladder (the default) answers it
-    with the beam it adds on the last rung, where the passes (one here) end below it."""
+@pytest.mark.parametrize("passes", [1, 2])
+def test_a_capture_off_the_sites_is_answered_on_the_last_rung(shipped, passes):
+    """The sites alone (``sites=(1,)``) find nothing for it; the ladder (the default: the sites, the
+    sites again, anywhere) answers it with the beam it adds on the last rung, where the passes (one or
+    two here) end below it."""
     actual = sgf_moves(OFF_THE_SITES)
     assert captures_by_move(actual) == [0] * 11 + [3]
     problem = problem_of(actual)
@@ -1011,7 +1013,7 @@ def test_a_capture_off_the_sites_is_answered_on_the_last_rung(shipped):
     off = [(c, k) for c, k in capture_plan(actual) if not sites[c][k]]
     assert [(c, coords.to_gtp(coords.from_lz(k))) for c, k in off] == [(goboard.BLACK, "A19")]
     assert cap.search(shipped, [problem], width=64, patience=0, sites=(1,)) == [None]
-    (found,) = cap.search(shipped, [problem], width=64, patience=0)
+    (found,) = cap.search(shipped, [problem], width=64, patience=0, beam_passes=passes, beam_widen=2)
     assert found is not None
     assert_answers(found[0], problem)
 

@@ -63,9 +63,9 @@ colour and all its neighbours but one are the other colour's.  A captured stone'
 capturer's when it was taken, and those stones mostly still stand: on real games at 80 and 100 moves,
 97% of the points where stones were captured qualify, where anywhere a beam spends most of its
 children on doomed stones no capture can take, and dies.  The rungs of
-:data:`moveorder.search.plans.SITE_LADDER` loosen this pass by pass for the positions not answered
-yet, the last rung anywhere, so no position answered without the sites goes unanswered for them
-(:func:`search`).  Backtracking puts doomed stones anywhere, so its proof that no sequence exists
+:data:`moveorder.search.plans.SITE_LADDER` take the positions not answered yet pass by pass to the
+next, the last rung anywhere, and the search adds a beam on the last rung where its passes end
+before it (:func:`search`).  Backtracking puts doomed stones anywhere, so its proof that no sequence exists
 holds.
 
 The annealer and the exact solver handle capture-free positions only; the dispatcher
