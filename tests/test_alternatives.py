@@ -248,7 +248,8 @@ def test_the_capture_search_answer_is_the_same_whatever_it_keeps(passes=3, widen
 
 def test_the_capture_search_tells_its_progress_the_evaluations_it_spends():
     """The capture search reports to ``progress`` each network evaluation as it is spent, up to the most it
-    may spend (width x moves x (1 + (passes - 1) x widen + patience)), and fills the rest at its end;
+    may spend (width x moves x (1 + (passes - 1) x widen + widen + patience): the passes, the beam on the
+    capture sites' last rung where two passes end below it, backtracking), and fills the rest at its end;
     the answer is the one found without a progress bar."""
     from moveorder.data.arrangements import clip
     from moveorder.search import captures
@@ -269,7 +270,7 @@ def test_the_capture_search_tells_its_progress_the_evaluations_it_spends():
     bar, before = Bar(), model.evaluations
     (found,) = captures.search(model, [problem], 8, 1.0, 1, beam_passes=2, beam_widen=2, progress=bar)
     spent = model.evaluations - before
-    most = 8 * problem.moves * (1 + (2 - 1) * 2 + 1)
+    most = 8 * problem.moves * (1 + (2 - 1) * 2 + 2 + 1)
     assert found == alone
     assert len(bar.steps) >= 2 and all(k >= 0 for k in bar.steps)  # told as it went, then at the end
     assert sum(bar.steps[:-1]) == min(spent, most)  # every evaluation, as it was spent
