@@ -297,8 +297,9 @@ def search(
         run(_pass_groups(plans, searched, width, beam_widen), plans)
     last = [a for a, r in enumerate(found) if r is None and rung[a] < len(sites) - 1]
     if last:  # the passes ended before the last rung: one beam there for the positions not answered
-        rung = [len(sites) - 1 if a in last else s for a, s in enumerate(rung)]
-        run([(width * (beam_widen if beam_passes > 1 else 1), last)], None)
+        on_last = set(last)
+        rung = [len(sites) - 1 if a in on_last else s for a, s in enumerate(rung)]
+        run([(width * _last_rung_widen(beam_passes, beam_widen), last)], None)
     exhausted = [False] * len(problems)
     for k, r in enumerate(found):
         if r is None and patience >= 1:
@@ -354,9 +355,14 @@ def evaluation_budget(
     """The most network evaluations :func:`search` may spend on ``problems``: each pass's beam (a later
     one up to ``beam_widen`` times as wide), the beam on the last rung of ``sites`` where the passes
     end below it, and the backtracking's ``patience``, ``width`` a move each."""
-    later = beam_widen if beam_passes > 1 else 1
-    extra = later if len(sites) > beam_passes else 0
+    extra = _last_rung_widen(beam_passes, beam_widen) if len(sites) > beam_passes else 0
     return sum(width * p.moves * (1 + (beam_passes - 1) * beam_widen + extra + patience) for p in problems)
+
+
+def _last_rung_widen(beam_passes: int, beam_widen: int) -> int:
+    """How many times ``width`` the beam on the capture sites' last rung is: a later pass's widening
+    where there are later passes, else none."""
+    return beam_widen if beam_passes > 1 else 1
 
 
 class EvaluationMeter:
