@@ -1079,3 +1079,40 @@ def test_the_points_where_a_move_captures_are_sgfmills(capture_games):
                 assert capture_layer._capturing_points(ours, goboard.opponent(colour)) == expected
             board.play(*coords.to_sgfmill(coords.from_lz(k)), "bw"[i % 2])
             ours.play(colour, coords.from_lz(k))
+
+
+def test_the_players_order_is_scored_in_its_likeliest_orientation(capture_games):
+    """Searched from both seats, an order is scored in the orientation where it is likeliest, and so is
+    the players' own (on or above rests on it): each arrangement turned half a turn by hand (a <-> s on
+    both axes) and scored as given, the likelier of the two kept; each game also played turned, so that
+    some arrangements of each kind (capture-free at 20 moves, with captures at 40) are likelier turned."""
+    from moveorder.data.arrangements import clip
+    from moveorder.search.inference import _actual_log_likelihoods, infer_arrangements
+
+    def half_turned(points):
+        return ["".join(chr(ord("a") + ord("s") - ord(c)) for c in p) for p in points]
+
+    shipped = PolicyLikelihood.from_file("tygem", device="cpu", max_batch=32)  # a sequence's 20 positions a batch
+
+    def scored(points):
+        return float(sequence_log_probs(shipped, coords.sgf_to_lz(points)).sum())
+
+    ev = PositionEvaluator(shipped)
+    cfg = SearchConfig(method="beam", beam_width=2, patience=0, orientations="seats")
+    wins = {}
+    for n, captures in ((20, False), (40, True)):
+        games = [coords.lz_to_sgf(g[:n]) for g in capture_games if (sum(captures_by_move(g[:n])) > 0) == captures]
+        arrs = [clip(record_of("".join(m)), n, "pro") for g in games[:3] for m in (g, half_turned(g))]
+        assert len(arrs) == 6 and all(any(a.prisoners) == captures for a in arrs)
+        for k, a in enumerate(arrs):
+            a.id = f"g{k}"
+        # the rows of an inference from both seats (capture-free: the search is cheap), and the helper
+        if not captures:
+            rows = infer_arrangements(ev, arrs, cfg, range(len(arrs)))
+            assert [r["actual_log_likelihood"] for r in rows] == _actual_log_likelihoods(ev, arrs, (0, 3))
+        for a, ll in zip(arrs, _actual_log_likelihoods(ev, arrs, dispatch.turns(cfg))):
+            given, turned = scored(a.actual), scored(half_turned(a.actual))
+            assert ll == pytest.approx(max(given, turned), abs=1e-4), a.id
+            wins.setdefault(captures, set()).add(given > turned)
+    # a value taken from either seat alone (the last one searched, or the board never turned) is caught
+    assert wins == {False: {True, False}, True: {True, False}}
