@@ -1106,11 +1106,11 @@ def test_the_players_order_is_scored_in_its_likeliest_orientation(capture_games)
         assert len(arrs) == 6 and all(any(a.prisoners) == captures for a in arrs)
         for k, a in enumerate(arrs):
             a.id = f"g{k}"
-        # the rows of an inference from both seats (capture-free: the search is cheap), and the helper
-        if not captures:
+        actual = _actual_log_likelihoods(ev, arrs, dispatch.turns(cfg))
+        if not captures:  # the rows of an inference from both seats hold them (capture-free: the search is cheap)
             rows = infer_arrangements(ev, arrs, cfg, range(len(arrs)))
-            assert [r["actual_log_likelihood"] for r in rows] == _actual_log_likelihoods(ev, arrs, (0, 3))
-        for a, ll in zip(arrs, _actual_log_likelihoods(ev, arrs, dispatch.turns(cfg))):
+            assert [r["actual_log_likelihood"] for r in rows] == actual
+        for a, ll in zip(arrs, actual):
             given, turned = scored(a.actual), scored(half_turned(a.actual))
             assert ll == pytest.approx(max(given, turned), abs=1e-4), a.id
             wins.setdefault(captures, set()).add(given > turned)
