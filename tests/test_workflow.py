@@ -310,9 +310,9 @@ def test_the_gpu_config_is_the_papers_experiment_with_both_searches(tmp_path):
 
 
 def test_the_long_config_selects_games_capture_free_to_its_longest_length(tmp_path):
-    """config/long.yaml (issue 25): games qualified capture-free to move 100, clipped to 60, 80, 100; its
-    methods sweep at those lengths; a length beyond the filter, or a sweep at a length not selected, is
-    refused with the reason before anything runs."""
+    """config/long.yaml (issue 25): games qualified capture-free to move 100, clipped to 60, 80, 100, every
+    length scored by KataGo; its methods sweep at those lengths only when asked for; a length beyond the
+    filter, or a sweep at a length not selected, is refused with the reason before anything runs."""
     cmds = planned_commands(tmp_path, "--configfile", str(REPO / "config/long.yaml"), "--config", f"mirror={MIRROR}")
     filters = [c for c in cmds if c.startswith("moveorder filter")]
     assert len(filters) == 2 and all("--capture-free 100 --min-moves 100" in c for c in filters)
@@ -323,7 +323,15 @@ def test_the_long_config_selects_games_capture_free_to_its_longest_length(tmp_pa
     main = {c.split("--arrangements ")[1].split()[0] for c in infers if "--method beam --beam-width 128" in c}
     assert main == {f"data/arrangements/{s}/{n}m.jsonl" for s in ("pro", "kgs") for n in (60, 80, 100)}
     assert all("shipped/tygem.txt.gz " in c.split("--network ")[1] for c in infers)
-    pro = [c for c in infers if "data/arrangements/pro/100m.jsonl" in c]
+    assert len(infers) == 6 and not [c for c in cmds if c.startswith("moveorder sweep-summary")]
+    scores = {c.split("--results ")[1].split()[0] for c in cmds if c.startswith("moveorder score")}
+    assert scores == {f"results/inferred/tygem/beam128f1/{s}/{n}m.jsonl" for s in ("pro", "kgs") for n in (60, 80, 100)}
+    # The methods sweep, asked for on the command line.
+    sweep = f"sweeps=[{REPO / 'config/sweeps/methods-long.yaml'}]"
+    cmds = planned_commands(
+        tmp_path, "--configfile", str(REPO / "config/long.yaml"), "--config", f"mirror={MIRROR}", sweep
+    )
+    pro = [c for c in cmds if c.startswith("moveorder infer-set") and "data/arrangements/pro/100m.jsonl" in c]
     methods = {" ".join(c.split("--method ")[1].split()[:5]) for c in pro}
     assert methods == {
         "beam --beam-width 128 --beam-future 0",
