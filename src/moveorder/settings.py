@@ -307,8 +307,15 @@ NEARLY = 0.1
 #: "The one-position tool".
 QUALITIES: Dict[str, Tuple[str, Dict[str, object]]] = {
     "fast": (
-        "ranked beam, width 32, the board from both seats (seconds)",
-        {"method": "beam", "beam_width": 32, "beam_future": 1.0, "orientations": "seats"},
+        "ranked beam, width 32, both seats, two passes where stones were taken (seconds)",
+        {
+            "method": "beam",
+            "beam_width": 32,
+            "beam_future": 1.0,
+            "orientations": "seats",
+            "beam_passes": 2,
+            "beam_widen": 4,
+        },
     ),
     "good": (
         "ranked beam, width 128, both seats (4x the work of fast)",
@@ -333,8 +340,12 @@ def quality_values(quality: str, values: Mapping[str, object]) -> Dict[str, obje
     given = {k: v for k, v in values.items() if not (k in QUALITY_SETTINGS and v is None)}
     defaults = {f.name: f.default for f in fields(SearchConfig) if f.name in QUALITY_SETTINGS}
     out = {**defaults, **QUALITIES[quality][1], **given}
-    if out.get("method") != "beam" and "orientations" not in given:  # a preset's turns are the beam's
-        out["orientations"] = "given"
+    if out.get("method") != "beam":  # a preset's turns and passes are the beam's
+        for key, value in (("orientations", "given"), ("beam_passes", 1), ("beam_widen", 1)):
+            if key not in given:
+                out[key] = value
+    elif "beam_widen" not in given and out.get("beam_width"):  # a preset's widening within the widest beam
+        out["beam_widen"] = max(1, min(out["beam_widen"], MAX_BEAM_WIDTH // max(1, int(out["beam_width"]))))
     return out
 
 

@@ -195,10 +195,10 @@ def _check_infer_options(args: argparse.Namespace, cfg: argparse.Namespace) -> N
         ("--iterations", args.iterations, 1, S.MAX_ITERATIONS, "500 times the paper's 20,000 for 40 moves"),
         ("--trials", args.trials, 1, S.MAX_TRIALS, "every chain's sequence is evaluated each iteration"),
         ("--beam-width", cfg.beam_width, 1, S.MAX_BEAM_WIDTH, "every prefix kept is evaluated each move"),
-        ("--beam-passes", args.beam_passes, 1, S.MAX_BEAM_PASSES, "each pass costs one beam's evaluations"),
+        ("--beam-passes", cfg.beam_passes, 1, S.MAX_BEAM_PASSES, "each pass costs one beam's evaluations"),
         (
             "--beam-widen",
-            args.beam_widen,
+            cfg.beam_widen,
             1,
             max(1, S.MAX_BEAM_WIDTH // max(1, cfg.beam_width)),
             f"--beam-width {cfg.beam_width} times it is at most {S.MAX_BEAM_WIDTH}, the widest beam",
@@ -360,7 +360,7 @@ def _player_options(parser: argparse.ArgumentParser) -> None:
         help="; ".join(f"{name}: {text}" for name, (text, _) in S.QUALITIES.items()),
     )
     research = parser.add_argument_group(
-        "research options (--quality sets --method, --beam-width, --beam-future, --orientations)"
+        "research options (--quality sets --method, --beam-width, --beam-future, --orientations, --beam-passes, --beam-widen)"
     )
     known = {a.dest for a in parser._actions}
     _search_options(parser)
