@@ -340,13 +340,18 @@ def quality_values(quality: str, values: Mapping[str, object]) -> Dict[str, obje
     given = {k: v for k, v in values.items() if not (k in QUALITY_SETTINGS and v is None)}
     defaults = {f.name: f.default for f in fields(SearchConfig) if f.name in QUALITY_SETTINGS}
     out = {**defaults, **QUALITIES[quality][1], **given}
-    if out.get("method") != "beam":  # a preset's turns and passes are the beam's
-        for key, value in (("orientations", "given"), ("beam_passes", 1), ("beam_widen", 1)):
+    if out.get("method") != "beam":  # a preset's turns and passes are the beam's: SearchConfig's otherwise
+        for key in ("orientations", "beam_passes", "beam_widen"):
             if key not in given:
-                out[key] = value
-    elif "beam_widen" not in given and out.get("beam_width"):  # a preset's widening within the widest beam
-        out["beam_widen"] = max(1, min(out["beam_widen"], MAX_BEAM_WIDTH // max(1, int(out["beam_width"]))))
+                out[key] = defaults[key]
+    elif "beam_widen" not in given:  # a preset's widening within the widest beam
+        out["beam_widen"] = min(out["beam_widen"], max_beam_widen(out["beam_width"]))
     return out
+
+
+def max_beam_widen(beam_width: int) -> int:
+    """The most times a later pass may widen a beam of ``beam_width`` within MAX_BEAM_WIDTH (at least 1)."""
+    return max(1, MAX_BEAM_WIDTH // max(1, beam_width))
 
 
 def quality_config(quality: str, values: Mapping[str, object]) -> "SearchConfig":

@@ -200,7 +200,7 @@ def _check_infer_options(args: argparse.Namespace, cfg: argparse.Namespace) -> N
             "--beam-widen",
             cfg.beam_widen,
             1,
-            max(1, S.MAX_BEAM_WIDTH // max(1, cfg.beam_width)),
+            S.max_beam_widen(cfg.beam_width),
             f"--beam-width {cfg.beam_width} times it is at most {S.MAX_BEAM_WIDTH}, the widest beam",
         ),
         ("--patience", args.patience, 0, S.MAX_PATIENCE, "backtracking's budget, in beams' evaluations"),
