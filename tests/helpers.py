@@ -26,6 +26,18 @@ KATAGO = REPO / "tools/katago/bin/katago"
 KATAGO_TUNER = REPO / "tools/katago/opencl-tune.txt"
 KATAGO_SMALL_MODEL = REPO / "tools/katago/models/g170-b6c96-s175395328-d26788732.bin.gz"
 
+
+def cpu_flags() -> List[str]:
+    """The CPU's feature flags as Linux reports them (an oracle apart from torch's own checks)."""
+    with open("/proc/cpuinfo") as f:
+        return next(line for line in f if line.startswith("flags")).split(":", 1)[1].split()
+
+
+def native_bfloat16_cpu() -> bool:
+    """Whether this x86 CPU computes bfloat16 natively: AVX512-BF16 or AMX, by Linux's flags."""
+    return bool({"avx512_bf16", "amx_bf16"} & set(cpu_flags()))
+
+
 # A real professional opening (the first 20 moves of a Fox game), no captures.
 OPENING = [
     "dp",

@@ -4,6 +4,7 @@ import argparse
 
 import pytest
 
+from helpers import native_bfloat16_cpu
 from moveorder import cli
 from moveorder import settings as S
 
@@ -91,12 +92,6 @@ def test_quality_presets_and_options_that_override_them():
     assert parsed("--quality", "fast", "--trials", "3", "--seed", "7").trials == 3
 
 
-def cpu_flags():
-    """The CPU's feature flags as Linux reports them (an oracle apart from torch's own check)."""
-    with open("/proc/cpuinfo") as f:
-        return next(line for line in f if line.startswith("flags")).split(":", 1)[1].split()
-
-
 @pytest.mark.parametrize("given, expected", [([], None), (["--precision", "float32"], "float32")])
 def test_the_players_arithmetic_is_bfloat16_where_the_cpu_has_it(given, expected):
     """infer alone: --precision auto by default, bfloat16 on a CPU with AVX512-BF16 or AMX, else float32;
@@ -106,7 +101,7 @@ def test_the_players_arithmetic_is_bfloat16_where_the_cpu_has_it(given, expected
     args = cli.build_parser().parse_args(["infer", "pos.sgf", "--device", "cpu", *given])
     assert (args.precision, args.max_batch) == ("auto" if not given else "float32", None)
     _player_likelihood(args)
-    native = bool({"avx512_bf16", "amx_bf16"} & set(cpu_flags()))
+    native = native_bfloat16_cpu()
     assert args.precision == (expected or ("bfloat16" if native else "float32"))
     assert args.max_batch == 16
     batch = cli.build_parser().parse_args(["infer", "pos.sgf", "--device", "cpu", "--max-batch", "64"])

@@ -10,7 +10,7 @@ What each choice is on each device:
 | ``float32`` arithmetic    | IEEE float32                                   | IEEE float32: TF32 off in cuDNN and cuBLAS, per call   |
 | ``tf32``                  | refused                                        | TF32 in cuDNN and cuBLAS, per call                     |
 | ``bfloat16``              | autocast; softmax and symmetry mean in float32 | autocast; softmax and symmetry mean in float32         |
-| training ``auto``         | bfloat16 where oneDNN has it natively          | bfloat16 from compute capability 8.0 (Ampere) on       |
+| training ``auto``         | bfloat16 with AVX512-BF16 or AMX (x86)         | bfloat16 from compute capability 8.0 (Ampere) on       |
 | cuDNN algorithms          | --                                             | deterministic, no benchmarking, per call               |
 | timing a network call     | wall time                                      | wall time after ``synchronize``, only when asked       |
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import platform
 from pathlib import Path
 from typing import Iterator, Optional, Union
 
@@ -94,13 +95,19 @@ def resolve(requested: Optional[Union[str, torch.device]] = None) -> torch.devic
 def native_bfloat16(device: torch.device) -> bool:
     """Whether ``device`` computes in bfloat16 natively (not emulated, which is slower than float32).
 
-    CPU: oneDNN with AVX512-BF16 or AMX.  CUDA: compute capability 8.0 (Ampere) or later; the V100
-    (7.0) and T4 (7.5) emulate it.
+    CPU: on x86, AVX512-BF16 or AMX (oneDNN's own check also says yes on AVX-512 without them, where
+    it converts to float32 and back: no faster than float32, and less exact); elsewhere (ARM's
+    BF16) oneDNN's check.  CUDA: compute capability 8.0 (Ampere) or later; the V100 (7.0) and T4
+    (7.5) emulate it.
     """
     device = torch.device(device)
     if device.type == "cuda":
         return torch.cuda.get_device_capability(device) >= (8, 0)
-    return device.type == "cpu" and bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    if device.type != "cpu":
+        return False
+    if platform.machine().lower() in ("x86_64", "amd64", "i386", "i686"):
+        return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
+    return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
 
 
 @contextlib.contextmanager

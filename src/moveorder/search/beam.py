@@ -96,15 +96,24 @@ def beam_search(
     (0..7, :func:`moveorder.nets.networks.turn_points`; 0 the given one) in which each
     arrangement is searched, all in one beam of ``width`` (module docstring, "The board's
     orientation"); orders come back in the given orientation.  Ties go to the first in
-    enumeration order (orientations in the given order, stones in index order), so results are
-    deterministic on any device; an arrangement's search depends on its own stones only, not on
-    the batch.
+    enumeration order (an arrangement's boards in the order of their sorted stones, whatever order
+    ``orientations`` gives; stones in index order), so results are deterministic on any device; an
+    arrangement's search depends on its own stones only, not on the batch, and a turned copy of it
+    searched in the same symmetries (a group: all 8, or the board and its half turn) is searched
+    alike, its answer the same order turned.
     """
     device = evaluator.device
     orientations = list(orientations)
     if not orientations or len(set(orientations)) != len(orientations) or not set(orientations) <= set(range(8)):
         raise ValueError(f"orientations {orientations}: expected distinct symmetries among 0..7")
-    turned = [(turn_points(b, s), turn_points(w, s)) for b, w in arrangements for s in orientations]
+    # Each arrangement's boards in a canonical order (by their stones), not in the order given: the
+    # order breaks ties, and an arrangement and a turned copy of it searched in the same symmetries
+    # search the same boards, so they get the same search and the answer turned (on any machine).
+    turned, turn_of = [], []
+    for b, w in arrangements:
+        boards = sorted(((sorted(turn_points(b, s)), sorted(turn_points(w, s))), s) for s in orientations)
+        turned += [board for board, _ in boards]
+        turn_of += [s for _, s in boards]
     # Every orientation of one arrangement is one group: the width and ``keep`` apply to the group.
     group_of = torch.arange(len(arrangements), device=device).repeat_interleave(len(orientations))
     black, white = stone_tensors(turned, device)
@@ -134,7 +143,7 @@ def beam_search(
     seqs, ll, owner = seqs[rows], ll[rows], owner[rows]
     out: List[List[Tuple[List[int], float]]] = [[] for _ in range(len(arrangements))]
     for seq, v, a in zip(seqs.cpu().tolist(), ll.cpu().tolist(), owner.cpu().tolist()):
-        out[a // len(orientations)].append((turn_points(seq, orientations[a % len(orientations)], back=True), v))
+        out[a // len(orientations)].append((turn_points(seq, turn_of[a], back=True), v))
     return out
 
 
