@@ -18,7 +18,8 @@ reads exact matches and matching prefixes from its results and the search's seco
 ``--stats``.  A cell already in ``--work`` is read back, not run again.
 
 ``infer`` writes each arrangement as an SGF of setup stones and times ``moveorder infer POSITION -o
-OUT`` with the given options (none: the default), process start, network load and output included.
+OUT`` with the given options (none: the default) and the arrangement's prisoners (``--prisoners``, where
+it has any), process start, network load and output included.
 """
 
 import argparse
@@ -130,8 +131,11 @@ def infer(a):
     for k, x in enumerate(load_arrangements(a.arrangements)[: a.games]):
         pos, out = work / f"{k}.sgf", work / f"{k}-out.sgf"
         pos.write_text(position_sgf(x))
+        taken = ["--prisoners", *map(str, x.prisoners)] if any(x.prisoners) else []  # after captures
         t0 = time.perf_counter()
-        subprocess.run(MOVEORDER + ["infer", str(pos), "-o", str(out)] + a.option, check=True, capture_output=True)
+        subprocess.run(
+            MOVEORDER + ["infer", str(pos), "-o", str(out)] + taken + a.option, check=True, capture_output=True
+        )
         walls.append(time.perf_counter() - t0)
         print(f"{x.id}: {walls[-1]:.1f} s", flush=True)
     print(

@@ -415,6 +415,92 @@ def test_a_wider_pass_goes_only_to_positions_not_answered_yet(shipped, capture_g
         cap.search(shipped, problems, width=4, beam_widen=0)
 
 
+def test_a_pass_within_a_plan_may_be_wider_too(shipped, capture_games, monkeypatch):
+    """``widen found``: a later pass searches a position answered before within that order's capture plan
+    with its own width (2 x 4 = 8 here), apart from the positions with no order yet (4 x 4 = 16); every
+    order found replays to the position (sgfmill), none less likely than the first pass's, and the
+    network evaluations stay within the budget worked out by hand: 4 a move x (1 + 4) beams at most."""
+    problems = [problem_of(capture_games[k]) for k in (0, 1, 3, 7)]
+    calls = []
+    real = cap.capture_beam
+
+    def spy(likelihood, batch, width, *args, **kwargs):
+        out = real(likelihood, batch, width, *args, **kwargs)
+        plans = kwargs.get("plans") or [None] * len(batch)
+        calls.append((width, [problems.index(p) for p in batch], [p is not None for p in plans], out))
+        return out
+
+    monkeypatch.setattr(cap, "capture_beam", spy)
+    stats = prob.SearchStats()
+    found = cap.search(
+        shipped, problems, width=4, patience=0, beam_passes=2, beam_widen=4, beam_widen_found=2, stats=stats
+    )
+    first = [bool(r) for r in calls[0][3]]
+    answered = [k for k in range(4) if first[k]]
+    assert calls[0][:2] == (4, [0, 1, 2, 3]) and answered and len(answered) < 4
+    assert calls[1][:3] == (8, answered, [True] * len(answered))  # within each order's plan, twice as wide
+    assert calls[2][:2] == (16, [k for k in range(4) if not first[k]])  # no order yet: four times as wide
+    for k, (problem, r) in enumerate(zip(problems, found)):
+        if k in answered:
+            assert r is not None and r[1] >= calls[0][3][k][0][1]
+        if r is not None:
+            assert_answers(r[0], problem)
+            assert float(sequence_log_probs(shipped, r[0]).sum()) == pytest.approx(r[1], abs=1e-9)
+    # One beam of 4, then one of 8 or 16 (4 x 4 at most), then the last rung's (16) where none was found.
+    budget = sum(4 * p.moves * (1 + 4 + 4) for p in problems)
+    assert stats.evaluations <= budget == cap.evaluation_budget(problems, 4, 2, 4, 0, beam_widen_found=2)
+    assert cap.evaluation_budget(problems, 4, 2, 1, 0, beam_widen_found=2) == sum(
+        4 * p.moves * (1 + 2 + 1) for p in problems
+    )
+    with pytest.raises(ValueError, match="^beam_widen_found 0: expected at least 1$"):
+        cap.search(shipped, problems, width=4, beam_widen_found=0)
+
+
+def test_after_the_first_pass_a_position_is_searched_in_its_likeliest_orientation_only(
+    shipped, capture_games, monkeypatch
+):
+    """``groups`` (the orientations of one position): after the first pass, of a group with an order, only
+    the member whose order is likeliest is searched again (the others get no later pass, last rung or
+    backtracking), so the orientations searched cost about one orientation's evaluations from then on;
+    a group with none is searched everywhere, as without groups.  Every order replays to its problem
+    (sgfmill), and no group's best is less likely than after its first pass."""
+    games = [capture_games[k] for k in (0, 1, 3, 7)]
+    problems = [dispatch.turned(problem_of(g), s) for g in games for s in (0, 3)]  # as given, half a turn
+    groups = [k // 2 for k in range(len(problems))]
+    calls, backtracked = [], []
+    real, real_bt = cap.capture_beam, cap._backtrack_counted
+
+    def spy(likelihood, batch, width, *args, **kwargs):
+        out = real(likelihood, batch, width, *args, **kwargs)
+        calls.append(([problems.index(p) for p in batch], out))
+        return out
+
+    def spy_bt(likelihood, problem, *args):
+        backtracked.append(problems.index(problem))
+        return real_bt(likelihood, problem, *args)
+
+    monkeypatch.setattr(cap, "capture_beam", spy)
+    monkeypatch.setattr(cap, "_backtrack_counted", spy_bt)
+    found = cap.search(shipped, problems, width=4, patience=1, beam_passes=2, beam_widen=4, groups=groups)
+    first = [r[0] if r else None for r in calls[0][1]]  # (order, ll) or None, problem by problem
+    assert calls[0][0] == list(range(8))
+    later = [a for members, _ in calls[1:] for a in members] + backtracked
+    for g in range(4):
+        a, b = 2 * g, 2 * g + 1
+        if first[a] is None and first[b] is None:
+            continue  # searched everywhere, as without groups
+        lead = a if first[b] is None or (first[a] is not None and first[a][1] >= first[b][1]) else b
+        assert (a if lead == b else b) not in later, (g, later)  # the other orientation rests
+        best = max(r[1] for r in found[a : a + 2] if r is not None)
+        assert best >= first[lead][1]
+    assert sum(first[2 * g] is not None or first[2 * g + 1] is not None for g in range(4)) >= 2
+    for problem, r in zip(problems, found):
+        if r is not None:
+            assert_answers(r[0], problem)
+    with pytest.raises(ValueError, match="^groups: 3 labels for 8 problems$"):
+        cap.search(shipped, problems, width=4, groups=[0, 0, 1])
+
+
 def test_history_planes_are_the_training_planes(capture_games):
     """The search's input for positions with captures is training's (features.board_history_planes)."""
     moves = capture_games[0]

@@ -716,6 +716,7 @@ WHOLE = {
     "--beam-width": (1, 4096),
     "--beam-passes": (1, 16),
     "--beam-widen": (1, 128),  # 4096 / the default width 32
+    "--beam-widen-found": (1, 128),  # the same
     "--patience": (0, 100),
     "--cache-size": (0, 1 << 22),
     "--max-batch": (1, 4096),

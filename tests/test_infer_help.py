@@ -62,8 +62,9 @@ def test_quality_presets_and_options_that_override_them():
     assert S.DEFAULT_QUALITY == "fast"
     default = parsed()
     assert (default.method, default.beam_width, default.beam_future, default.orientations) == ("beam", 32, 1.0, "seats")
-    # With captures, two passes, the second 4 x 32 = 128 wide where the first found nothing.
-    assert (default.beam_passes, default.beam_widen, default.patience) == (2, 4, 2)
+    # With captures, two passes, the second 4 x 32 = 128 wide where the first found nothing and 2 x 32 = 64
+    # within the capture plan of the order it found.
+    assert (default.beam_passes, default.beam_widen, default.beam_widen_found, default.patience) == (2, 4, 2, 2)
     assert parsed("--quality", "fast") == default
     paper = parsed("--quality", "paper")
     assert paper == S.SearchConfig()
@@ -77,14 +78,18 @@ def test_quality_presets_and_options_that_override_them():
     assert parsed("--beam-future", "0").beam_future == 0.0
     assert parsed("--orientations", "all").orientations == "all"
     assert parsed("--quality", "good").orientations == "seats"
-    assert (good.beam_passes, good.beam_widen) == (1, 1)
+    assert (good.beam_passes, good.beam_widen, good.beam_widen_found) == (1, 1, 1)
     assert (parsed("--beam-passes", "3").beam_passes, parsed("--beam-widen", "2").beam_widen) == (3, 2)
     # The preset's widening stays within the widest beam (4,096) a wider --beam-width leaves room for:
     # 4 x 1,024 = 4,096, but 4,096 // 2,000 = 2 and 4,096 // 4,096 = 1; a --beam-widen given is kept (and checked).
     assert [parsed("--beam-width", w).beam_widen for w in ("1024", "2000", "4096")] == [4, 2, 1]
     assert parsed("--beam-width", "4096", "--beam-widen", "3").beam_widen == 3
+    # The same for the widening within a plan: 2 x 2,000 = 4,000, but 4,096 // 4,096 = 1.
+    assert [parsed("--beam-width", w).beam_widen_found for w in ("2000", "4096")] == [2, 1]
+    assert parsed("--beam-width", "4096", "--beam-widen-found", "3").beam_widen_found == 3
     # The annealing has no passes: --method anneal leaves the preset's at one, as it leaves its turns.
-    assert (parsed("--method", "anneal").beam_passes, parsed("--method", "anneal").beam_widen) == (1, 1)
+    anneal = parsed("--method", "anneal")
+    assert (anneal.beam_passes, anneal.beam_widen, anneal.beam_widen_found) == (1, 1, 1)
     # Only the beam turns the board: the paper's annealing searches it as given, and says so if asked.
     with pytest.raises(ValueError, match="only the ranked beam"):
         parsed("--method", "anneal", "--orientations", "seats")

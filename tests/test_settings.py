@@ -207,6 +207,10 @@ def test_a_beam_runs_folder_names_the_capture_search_and_no_annealing_setting():
     for key, value in (("patience", 0), ("beam_widen", 2), ("beam_passes", 3)):
         assert label(inference={**INFERENCE, key: value}) != label()
     assert label(run={**RUN, "beam_future": 0.5}) == "beam32f0.5-pat2-pass2-widen4"
+    # the widening within a plan: named where it is set (older folders keep their names), with passes only
+    assert label(inference={**INFERENCE, "beam_widen_found": 2}) == "beam32f1-pat2-pass2-widen4-found2"
+    assert label(inference={**INFERENCE, "beam_widen_found": 1}) == label()
+    assert label(n=40, inference={**INFERENCE, "beam_widen_found": {40: 2, 80: 2}}) == "beam128f1-pat2-pass1"
     # the orientations searched: named where other than the board as given (older folders keep their names)
     assert label(run={**RUN, "orientations": "given"}) == label()
     assert label(run={**RUN, "orientations": "seats"}) == "beam32f1-turnseats-pat2-pass2-widen4"

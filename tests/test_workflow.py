@@ -453,6 +453,9 @@ def test_a_runs_folder_changes_with_what_changes_its_orders_and_only_with_that(t
     widen4, cmds4 = folders(beam_widen=4)
     assert widen2 == {"beam16f1-pat0-pass2-widen2"} and widen4 == {"beam16f1-pat0-pass2-widen4"}
     assert all("--beam-widen 2 " in c for c in cmds2) and all("--beam-widen 4 " in c for c in cmds4)
+    assert all("--beam-widen-found 1 " in c for c in cmds2 + cmds4)
+    found2, cmds = folders(beam_widen=4, beam_widen_found=2)  # the widening within a plan: a folder of its own
+    assert found2 == {"beam16f1-pat0-pass2-widen4-found2"} and all("--beam-widen-found 2 " in c for c in cmds)
     # the beam reads no annealing setting: its folder and its command's search are the same
     assert folders(beam_widen=2, iterations={40: 1000}, trials=2, neighbour="swp2")[0] == widen2
 
@@ -460,7 +463,7 @@ def test_a_runs_folder_changes_with_what_changes_its_orders_and_only_with_that(t
 def test_a_per_length_table_without_a_configured_length_is_refused(tmp_path):
     """inference.beam_width {40: 128, 80: 32} with lengths 40, 60 and 80: refused before any job runs, naming
     the key and the length 60, not searched with the nearest length's width."""
-    for key in ("beam_width", "beam_passes", "beam_widen"):
+    for key in ("beam_width", "beam_passes", "beam_widen", "beam_widen_found"):
         cfg = tmp_path / "c.yaml"
         base = {"sets": ["pro"], "mirror": str(MIRROR), "training": {"sets": []}, "policy": {"network": "tygem"}}
         extra = {"selection": {"lengths": [40, 60, 80], "captures": "required"}, "sweeps": []}

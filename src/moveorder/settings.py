@@ -35,11 +35,11 @@ def iterations_for(n: int, table: Optional[Dict[int, int]] = None) -> int:
 
 #: The workflow's settings that may be one value or a table of sequence length -> value
 #: (config/captures.yaml: wider where it is cheap).
-PER_LENGTH = ("beam_width", "beam_passes", "beam_widen")
+PER_LENGTH = ("beam_width", "beam_passes", "beam_widen", "beam_widen_found")
 
 
 def for_length(n: int, value, key: str = "value") -> int:
-    """A per-length setting (``inference.beam_width``, ``beam_passes``, ``beam_widen``) for ``n`` moves:
+    """A per-length setting (``inference.beam_width``, ``beam_passes``, ``beam_widen``, ``beam_widen_found``) for ``n`` moves:
     one value for every length, or a table of length -> value that must give ``n`` its own entry.
 
     Unlike the paper's iterations (:func:`iterations_for`, which extends its two lengths to any other),
@@ -102,6 +102,9 @@ def run_identity(run: Mapping, n: int, inference: Mapping, policy: Mapping, capt
         ident.update(patience=int(inference["patience"]), beam_passes=passes)
         if passes > 1:  # the widening applies to the passes after the first
             ident["beam_widen"] = for_length(n, inference["beam_widen"], "inference.beam_widen")
+            found = for_length(n, inference.get("beam_widen_found", 1), "inference.beam_widen_found")
+            if found != 1:  # named only where it is set, so the folders of runs before it keep their names
+                ident["beam_widen_found"] = found
     if method == "beam" and not captures and int(inference.get("calibration") or 0) > 0:
         ident["calibration"] = int(inference["calibration"])
     if method in ("anneal", "beam+anneal"):
@@ -130,7 +133,8 @@ def run_label(ident: Mapping) -> str:
 
     ``beam128f1`` (the ranked beam, width 128, future weight 1), ``beam32f1-turnseats`` (the same over the board
     as given and half a turn; ``turnall``: its 8 orientations), ``beam32f1-pat0-pass2-widen4`` (the capture
-    search's settings; the widening only with more than one pass), ``beam32f1-turnseats-cal100`` (its
+    search's settings; the widening only with more than one pass; ``-found2`` a later pass twice as wide
+    within the plan of the order found), ``beam32f1-turnseats-cal100`` (its
     chances fitted on 100 calibration games a set), ``anneal-greedy-mix-it5000-tr5-T1-0.1-geometric-seed0`` (the paper's annealing), ``beam128f1+anneal-mix-...``
     (annealing from the beam's orders); then ``-bfloat16``, ``-sym`` and
     ``-legal`` where the network's precision or input differ from the defaults.
@@ -145,6 +149,8 @@ def run_label(ident: Mapping) -> str:
         parts.append(f"pat{ident['patience']}-pass{ident['beam_passes']}")
     if "beam_widen" in ident:
         parts.append(f"widen{ident['beam_widen']}")
+    if "beam_widen_found" in ident:
+        parts.append(f"found{ident['beam_widen_found']}")
     if "calibration" in ident:
         parts.append(f"cal{ident['calibration']}")
     if method in ("anneal", "beam+anneal"):
@@ -195,6 +201,9 @@ class SearchConfig:
     #: Positions with captures: a pass after the first searches a problem no earlier pass found an order
     #: for with this many times ``beam_width`` (1: the same width); evaluations go only to those problems.
     beam_widen: int = 1
+    #: Positions with captures: a pass after the first searches a problem within the capture plan of the
+    #: order found so far with this many times ``beam_width`` (1: the same width).
+    beam_widen_found: int = 1
     #: The ranked beam: ``given`` searches the board as it is; ``seats`` as it is and turned half a
     #: turn (the board seen from either player's seat), ``all`` in each of its 8 orientations, in one
     #: beam of ``beam_width``, and turns the likeliest order back (beam.py, "The board's orientation").
@@ -217,6 +226,8 @@ class SearchConfig:
             raise ValueError(f"beam_passes {self.beam_passes}: expected at least 1")
         if self.beam_widen < 1:
             raise ValueError(f"beam_widen {self.beam_widen}: expected at least 1")
+        if self.beam_widen_found < 1:
+            raise ValueError(f"beam_widen_found {self.beam_widen_found}: expected at least 1")
         if self.orientations not in ORIENTATIONS:
             raise ValueError(f"orientations {self.orientations!r}: expected one of {tuple(ORIENTATIONS)}")
         if self.orientations != "given" and self.method != "beam":
@@ -315,6 +326,7 @@ QUALITIES: Dict[str, Tuple[str, Dict[str, object]]] = {
             "orientations": "seats",
             "beam_passes": 2,
             "beam_widen": 4,
+            "beam_widen_found": 2,
         },
     ),
     "good": (
@@ -341,11 +353,13 @@ def quality_values(quality: str, values: Mapping[str, object]) -> Dict[str, obje
     defaults = {f.name: f.default for f in fields(SearchConfig) if f.name in QUALITY_SETTINGS}
     out = {**defaults, **QUALITIES[quality][1], **given}
     if out.get("method") != "beam":  # a preset's turns and passes are the beam's: SearchConfig's otherwise
-        for key in ("orientations", "beam_passes", "beam_widen"):
+        for key in ("orientations", "beam_passes", "beam_widen", "beam_widen_found"):
             if key not in given:
                 out[key] = defaults[key]
-    elif "beam_widen" not in given:  # a preset's widening within the widest beam
-        out["beam_widen"] = min(out["beam_widen"], max_beam_widen(out["beam_width"]))
+    else:  # a preset's widening within the widest beam
+        for key in ("beam_widen", "beam_widen_found"):
+            if key not in given:
+                out[key] = min(out[key], max_beam_widen(out["beam_width"]))
     return out
 
 

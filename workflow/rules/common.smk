@@ -55,7 +55,7 @@ DATASETS = list(config["datasets"])
 # The paper's published numbers, shipped with the workflow (found from any working directory).
 PAPER_RESULTS = os.path.join(workflow.basedir, "config", "paper_results.yaml")
 LENGTHS = [int(n) for n in config["selection"]["lengths"]]
-try:  # a per-length table (inference.beam_width, beam_passes, beam_widen) gives every length its value
+try:  # a per-length table (inference.beam_width, beam_passes, beam_widen, beam_widen_found) gives every length its value
     mo_settings.check_per_length(config["inference"], LENGTHS)
 except ValueError as _err:
     raise ValueError(
@@ -312,7 +312,7 @@ def run_args(wildcards):
             method_args(ident),
             f"--iterations {iterations} --trials {get('trials')} --init {init}",
             f"--neighbour {get('neighbour')} --t-start {get('t_start')} --t-end {get('t_end')} --schedule {get('schedule')}",
-            f"--patience {get('patience')} --beam-passes {ident.get('beam_passes', 1)} --beam-widen {ident.get('beam_widen', 1)}",
+            f"--patience {get('patience')} --beam-passes {ident.get('beam_passes', 1)} --beam-widen {ident.get('beam_widen', 1)} --beam-widen-found {ident.get('beam_widen_found', 1)}",
         ]
     )
 

@@ -104,6 +104,14 @@ def _beam_options(parser: argparse.ArgumentParser, d: S.SearchConfig) -> None:
         "positions with captures: a pass after the first searches a position no earlier pass found an "
         "order for with this many times the beam width (default: %(default)s)",
     )
+    whole(
+        parser,
+        "--beam-widen-found",
+        1,
+        d.beam_widen_found,
+        "positions with captures: a pass after the first searches a position within the capture plan of "
+        "the order found so far with this many times the beam width (default: %(default)s)",
+    )
 
 
 def _annealing_options(parser: argparse.ArgumentParser, d: S.SearchConfig) -> None:
@@ -199,6 +207,13 @@ def _check_infer_options(args: argparse.Namespace, cfg: argparse.Namespace) -> N
         (
             "--beam-widen",
             cfg.beam_widen,
+            1,
+            S.max_beam_widen(cfg.beam_width),
+            f"--beam-width {cfg.beam_width} times it is at most {S.MAX_BEAM_WIDTH}, the widest beam",
+        ),
+        (
+            "--beam-widen-found",
+            cfg.beam_widen_found,
             1,
             S.max_beam_widen(cfg.beam_width),
             f"--beam-width {cfg.beam_width} times it is at most {S.MAX_BEAM_WIDTH}, the widest beam",
@@ -360,7 +375,7 @@ def _player_options(parser: argparse.ArgumentParser) -> None:
         help="; ".join(f"{name}: {text}" for name, (text, _) in S.QUALITIES.items()),
     )
     research = parser.add_argument_group(
-        "research options (--quality sets --method, --beam-width, --beam-future, --orientations, --beam-passes, --beam-widen)"
+        "research options (--quality sets --method, --beam-width, --beam-future, --orientations, --beam-passes, --beam-widen, --beam-widen-found)"
     )
     known = {a.dest for a in parser._actions}
     _search_options(parser)

@@ -51,7 +51,8 @@ so its future costs are informed from the first move), and where an order was
 found, keeps its doomed stones to that order's *capture plan*: the points
 where each colour had a stone captured (:func:`moveorder.search.plans.capture_plan`), once a plan;
 where none was, it may search with a wider beam (``widen``: evaluations spent
-only on the problems not answered yet).  With the plan
+only on the problems not answered yet), and within the plan with a beam of its own width (``widen
+found``: the plan fixes where the captures go, and a wider beam there orders the rest better).  With the plan
 the doomed-set tier has nothing to spread, so such a problem is ranked by
 :data:`moveorder.search.layer.PLAN_TIERS`.  The likelier of the orders found is kept.  Boards are in the
 top-row-first flat order of :mod:`moveorder.go.board`; moves in and out are
@@ -225,11 +226,13 @@ def search(
     stats: Optional[SearchStats] = None,
     beam_passes: int = _DEFAULTS.beam_passes,
     beam_widen: int = _DEFAULTS.beam_widen,
+    beam_widen_found: int = _DEFAULTS.beam_widen_found,
     keep: int = 1,
     orders: Optional[List[List[Tuple[List[int], float]]]] = None,
     progress=None,
     proven: Optional[List[bool]] = None,
     sites: Sequence[Optional[int]] = SITE_LADDER,
+    groups: Optional[Sequence[int]] = None,
 ) -> List[Optional[Tuple[List[int], float]]]:
     """The best sequence found for each problem and its log-likelihood, or None where none was found.
 
@@ -237,8 +240,8 @@ def search(
     each pass after the first starts from the estimates of those before and
     searches a problem with an order found within that order's capture plan
     (module docstring, "Passes"), unless it was searched with that plan
-    before, and a problem with none found yet with ``beam_widen`` times the
-    width (in a batch of its own); the likelier order is kept (ties: the
+    before (with ``beam_widen_found`` times the width), and a problem with none found yet with
+    ``beam_widen`` times the width (each width a batch of its own); the likelier order is kept (ties: the
     earlier pass's).  Without a plan, doomed stones stand on the rung of ``sites`` a problem has
     reached (module docstring, "Sites"): the first pass searches every problem on the first rung, each
     later pass a problem not answered yet on the next, and where the passes end below the last rung,
@@ -255,18 +258,38 @@ def search(
     ``keep`` 1.  ``progress``: anything with ``update(k)`` (a tqdm bar), told
     of the network evaluations spent, out of :func:`evaluation_budget`'s.  ``proven`` (a list): set
     to whether backtracking proved, problem by problem, that no sequence exists.
+
+    ``groups``: a label a problem, problems with one label being one question asked several ways (a
+    position in several orientations of the board, whose likeliest answer is the answer).  Once a
+    group has an order, everything after the first pass goes to its member with the likeliest order
+    so far (ties: the first): the other members are searched no more (no later pass, no last rung, no
+    backtracking).  None: each problem a group of its own.
     """
     if beam_passes < 1:
         raise ValueError(f"beam_passes {beam_passes}: expected at least 1")
     if beam_widen < 1:
         raise ValueError(f"beam_widen {beam_widen}: expected at least 1")
-    budget = evaluation_budget(problems, width, beam_passes, beam_widen, patience, sites)
+    if beam_widen_found < 1:
+        raise ValueError(f"beam_widen_found {beam_widen_found}: expected at least 1")
+    budget = evaluation_budget(problems, width, beam_passes, beam_widen, patience, sites, beam_widen_found)
     meter = None if progress is None else EvaluationMeter(progress, likelihood, budget)
     estimates = [no_estimates() for _ in problems]
     found: List[Optional[Tuple[List[int], float]]] = [None] * len(problems)
     searched: List[set] = [set() for _ in problems]  # the plans each problem was searched with
     pool: List[list] = [[] for _ in problems]  # every complete sequence found, pass by pass
     rung = [0] * len(problems)  # each problem's rung of ``sites``
+    group_of = list(range(len(problems))) if groups is None else list(groups)
+    if len(group_of) != len(problems):
+        raise ValueError(f"groups: {len(group_of)} labels for {len(problems)} problems")
+
+    def resting() -> set:
+        """The problems left alone from now on: in a group with an order, all but its likeliest."""
+        lead: dict = {}
+        for a, r in enumerate(found):
+            g = group_of[a]
+            if r is not None and (g not in lead or r[1] > found[lead[g]][1]):
+                lead[g] = a
+        return {a for a, g in enumerate(group_of) if g in lead and lead[g] != a}
 
     def run(groups, plans) -> None:
         """One pass: each (width, problems) batch of ``groups``, with their plans or their rung's sites."""
@@ -294,15 +317,17 @@ def search(
         plans = None if k == 0 else [None if r is None else capture_plan(r[0]) for r in found]
         if k:
             rung = [min(len(sites) - 1, s + 1) if r is None else s for s, r in zip(rung, found)]
-        run(_pass_groups(plans, searched, width, beam_widen), plans)
-    last = [a for a, r in enumerate(found) if r is None and rung[a] < len(sites) - 1]
+        run(_pass_groups(plans, searched, width, beam_widen, beam_widen_found, resting()), plans)
+    rest = resting()
+    last = [a for a, r in enumerate(found) if r is None and rung[a] < len(sites) - 1 and a not in rest]
     if last:  # the passes ended before the last rung: one beam there for the positions not answered
         on_last = set(last)
         rung = [len(sites) - 1 if a in on_last else s for a, s in enumerate(rung)]
         run([(width * _last_rung_widen(beam_passes, beam_widen), last)], None)
     exhausted = [False] * len(problems)
+    rest = resting()
     for k, r in enumerate(found):
-        if r is None and patience >= 1:
+        if r is None and patience >= 1 and k not in rest:
             found[k], exhausted[k] = _backtrack_counted(likelihood, problems[k], width, future, patience, stats, meter)
     if proven is not None:
         proven[:] = exhausted
@@ -315,20 +340,24 @@ def search(
     return found
 
 
-def _pass_groups(plans, searched: List[set], width: int, beam_widen: int) -> List[Tuple[int, List[int]]]:
+def _pass_groups(
+    plans, searched: List[set], width: int, beam_widen: int, beam_widen_found: int = 1, resting: set = frozenset()
+) -> List[Tuple[int, List[int]]]:
     """The (width, problems) batches of a pass: every problem in the first (``plans`` None); after it, a
-    problem with a plan not searched yet (the plan is recorded in ``searched``), and one with no order
-    yet with ``beam_widen`` times the width, in a batch of its own.  Empty batches are left out."""
+    problem with a plan not searched yet (the plan is recorded in ``searched``) with ``beam_widen_found``
+    times the width, and one with no order yet with ``beam_widen`` times the width, the ``resting``
+    problems left out; one batch a width (a problem's search does not depend on its batch).  Empty
+    batches are left out."""
     if plans is None:
         return [(width, list(range(len(searched))))]
-    planned = [a for a, p in enumerate(plans) if p is not None and p not in searched[a]]
-    unanswered = [a for a, p in enumerate(plans) if p is None]
+    planned = [a for a, p in enumerate(plans) if p is not None and p not in searched[a] and a not in resting]
+    unanswered = [a for a, p in enumerate(plans) if p is None and a not in resting]
     for a in planned:
         searched[a].add(plans[a])
-    if beam_widen > 1:
-        groups = [(width, planned), (width * beam_widen, unanswered)]
+    if beam_widen != beam_widen_found:
+        groups = [(width * beam_widen_found, planned), (width * beam_widen, unanswered)]
     else:
-        groups = [(width, sorted(planned + unanswered))]
+        groups = [(width * beam_widen, sorted(planned + unanswered))]
     return [(w, members) for w, members in groups if members]
 
 
@@ -351,12 +380,15 @@ def evaluation_budget(
     beam_widen: int,
     patience: int,
     sites: Sequence[Optional[int]] = SITE_LADDER,
+    beam_widen_found: int = 1,
 ) -> int:
     """The most network evaluations :func:`search` may spend on ``problems``: each pass's beam (a later
-    one up to ``beam_widen`` times as wide), the beam on the last rung of ``sites`` where the passes
-    end below it, and the backtracking's ``patience``, ``width`` a move each."""
+    one up to ``beam_widen`` or ``beam_widen_found`` times as wide, whichever is wider), the beam on the
+    last rung of ``sites`` where the passes end below it, and the backtracking's ``patience``, ``width``
+    a move each."""
     extra = _last_rung_widen(beam_passes, beam_widen) if len(sites) > beam_passes else 0
-    return sum(width * p.moves * (1 + (beam_passes - 1) * beam_widen + extra + patience) for p in problems)
+    later = (beam_passes - 1) * max(beam_widen, beam_widen_found)
+    return sum(width * p.moves * (1 + later + extra + patience) for p in problems)
 
 
 def _last_rung_widen(beam_passes: int, beam_widen: int) -> int:

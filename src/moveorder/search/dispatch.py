@@ -69,7 +69,14 @@ def steps(cfg: SearchConfig, problems: Sequence[Problem]) -> int:
     cfg = cfg.for_length(problems[0].moves)
     if any(p.capture_free for p in problems):
         return cfg.iterations
-    budget = captures.evaluation_budget(problems, cfg.beam_width, cfg.beam_passes, cfg.beam_widen, cfg.patience)
+    budget = captures.evaluation_budget(
+        problems,
+        cfg.beam_width,
+        cfg.beam_passes,
+        cfg.beam_widen,
+        cfg.patience,
+        beam_widen_found=cfg.beam_widen_found,
+    )
     return budget * len(turns(cfg))
 
 
@@ -133,7 +140,8 @@ def turned(problem: Problem, s: int) -> Problem:
 
 def _captures(evaluator, problems: Sequence[Problem], cfg: SearchConfig, stats, progress, keep: int) -> List[Found]:
     """The capture search of each problem in each of its orientations (:func:`turns`) at once (one
-    batch of that many times the problems and the evaluations), the likeliest order turned back."""
+    batch of that many times the problems in the first pass; after it, a problem's work goes to its
+    likeliest orientation so far: ``captures.search``'s ``groups``), the likeliest order turned back."""
     sym = turns(cfg)
     orders: list = []
     proven: list = []
@@ -148,9 +156,11 @@ def _captures(evaluator, problems: Sequence[Problem], cfg: SearchConfig, stats, 
         proven=proven,
         beam_passes=cfg.beam_passes,
         beam_widen=cfg.beam_widen,
+        beam_widen_found=cfg.beam_widen_found,
         keep=keep,
         orders=orders,
         progress=progress,
+        groups=[a for a in range(len(problems)) for _ in sym],
     )
     out = []
     for a in range(len(problems)):

@@ -136,6 +136,8 @@ def describe(network: str, cfg: SearchConfig, precision: str) -> str:
         passes = ""
         if cfg.beam_passes > 1:
             wider = f", {cfg.beam_widen}x wider where none found yet" if cfg.beam_widen > 1 else ""
+            if cfg.beam_widen_found > 1:
+                wider += f", {cfg.beam_widen_found}x wider within the plan of the order found"
             passes = f", {cfg.beam_passes} passes{wider} (positions with captures)"
         turns = {"given": "", "seats": ", the board as given and half a turn", "all": ", the board's 8 orientations"}
         return (
