@@ -131,9 +131,10 @@ def main() -> None:
         start = time.perf_counter()
         scorer = Scorer(likelihood)
         inferred, actual = coords.sgf_to_lz(r["inferred"]), coords.sgf_to_lz(arrs[r["id"]].actual)
-        seat = max(SEATS, key=lambda s: scorer.score(turn_points(inferred, s))[1])
+        seats = {s: scorer.score(turn_points(inferred, s))[1] for s in SEATS}
+        seat = max(seats, key=seats.get)
+        before = seats[seat]
         players = max(scorer.score(turn_points(actual, s))[1] for s in SEATS)
-        before = scorer.score(turn_points(inferred, seat))[1]
         rng = random.Random(f"{args.seed}-{r['id']}")
         _, after, proposals, legal, kept = climb(scorer, turn_points(inferred, seat), args.budget, rng, args.max_shift)
         above[0] += before >= players - 1e-9
