@@ -6,6 +6,8 @@ Snakemake runner.  Fixtures live in conftest.py.
 from __future__ import annotations
 
 import os
+import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -164,26 +166,68 @@ def fake_tables(n=12, seed=0):
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 
-def run_snakemake(workdir, *args, check=True):
+def run_snakemake(workdir, *args, check=True, timeout=None):
     """Snakemake on the repository's workflow in ``workdir``; a run through a SLURM profile names it in args.
 
     Snakemake imports every executor plugin when it starts, and the SLURM plugin's import runs
     ``scontrol show config``, which, where SLURM is installed (scripts/setup.sh) but no controller is
     running, waits about 9 s for one. A run that is not through SLURM gets an empty SLURM_CONF, so that
     ``scontrol`` fails at once (the plugin then goes on without the value).
+
+    ``timeout`` (seconds): a run still going then is stopped, with the SLURM jobs it submitted, and fails
+    with what it was doing (:func:`stalled_run_report`), so that a stalled run costs minutes, not the
+    whole CI job.
     """
+    slurm = any("profiles/slurm" in str(a) or a == "--executor" for a in args)
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    if not any("profiles/slurm" in str(a) or a == "--executor" for a in args):
+    if not slurm:
         env["SLURM_CONF"] = os.devnull
-    proc = subprocess.run(
-        SNAKEMAKE + ["-s", str(REPO / "Snakefile"), "--directory", str(workdir), *args],
-        capture_output=True,
-        text=True,
-        env=env,
+    cmd = SNAKEMAKE + ["-s", str(REPO / "Snakefile"), "--directory", str(workdir), *args]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
     )
-    if check and proc.returncode != 0:
-        raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
-    return proc
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        report = stalled_run_report(workdir, slurm)  # before the kill: the jobs as they stood
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        if slurm:
+            jobs = submitted_slurm_jobs(workdir)
+            if jobs:
+                subprocess.run(["scancel", *jobs], capture_output=True)
+        raise AssertionError(f"snakemake still running after {timeout:.0f} s, stopped: {' '.join(args)}\n{report}")
+    result = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    if check and result.returncode != 0:
+        raise AssertionError(out[-3000:] + err[-3000:])
+    return result
+
+
+SLURM_SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: .*?slurm_logs/rule_(\w+)/")
+
+
+def snakemake_log(workdir) -> str:
+    """Every log Snakemake wrote in ``workdir``, oldest first."""
+    return "".join(p.read_text() for p in sorted((Path(workdir) / ".snakemake/log").glob("*.log")))
+
+
+def submitted_slurm_jobs(workdir) -> List[str]:
+    """SLURM job id of every job a run in ``workdir`` submitted."""
+    return [job for job, _ in SLURM_SUBMITTED.findall(snakemake_log(workdir))]
+
+
+def stalled_run_report(workdir, slurm: bool) -> str:
+    """What a run that has not finished was doing: the end of Snakemake's log, and on SLURM the queue,
+    the node and the end of the controller's and the node daemon's logs."""
+    parts = ["--- snakemake log (end):", snakemake_log(workdir)[-3000:]]
+    if slurm:
+        for cmd in (["squeue", "--states=all"], ["sinfo", "-N", "-l"], ["scontrol", "show", "node"]):
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+            parts += [f"--- {' '.join(cmd)}:", done.stdout + done.stderr]
+        for log in ("/var/log/slurm/slurmctld.log", "/var/log/slurm/slurmd.log"):
+            if Path(log).exists():
+                parts += [f"--- {log} (end):", "\n".join(Path(log).read_text(errors="replace").splitlines()[-30:])]
+    return "\n".join(parts)
 
 
 def killed_then_resumed(monkeypatch, pool, out, cfg, device, kill_at=5):

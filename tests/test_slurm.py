@@ -16,11 +16,14 @@ import pandas as pd
 import pytest
 import yaml
 
-from helpers import FIXTURE, MIRROR, REPO, filler_moves, make_sgf, run_snakemake
+from helpers import FIXTURE, MIRROR, REPO, SLURM_SUBMITTED, filler_moves, make_sgf, run_snakemake, snakemake_log
 from moveorder.report.sweeps import TIMING_COLUMNS
 
 PROFILE = REPO / "config/profiles/slurm"
-SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: .*?slurm_logs/rule_(\w+)/")
+# Each run's limit: about 3 times its time on a 2-core CPU (the tiny one about 1 min a run, quick's 7-8
+# min), so that a run that stalls fails with its queue and logs instead of holding CI to its cut.
+TINY_LIMIT_S = 6 * 60
+QUICK_LIMIT_S = 24 * 60
 LOSS_RTOL = 1e-6  # each position analysed alone (katago.shared_cache: false, max_batch: 1): only float printing
 
 
@@ -63,16 +66,13 @@ def slurm_cluster():
         subprocess.run(["bash", script, "stop"], capture_output=True)
 
 
-def run_local_and_on_slurm(tmp_path, *config_args):
-    """Run the whole workflow twice from empty folders: locally on 2 cores, then through SLURM."""
+def run_local_and_on_slurm(tmp_path, *config_args, timeout):
+    """Run the whole workflow twice from empty folders: locally on 2 cores, then through SLURM; each run
+    is stopped, and fails with what it was doing, after ``timeout`` seconds."""
     local, cluster = tmp_path / "local", tmp_path / "cluster"
-    run_snakemake(local, "--cores", "2", *config_args)
-    run_snakemake(cluster, "--workflow-profile", str(PROFILE), *config_args)
+    run_snakemake(local, "--cores", "2", *config_args, timeout=timeout)
+    run_snakemake(cluster, "--workflow-profile", str(PROFILE), *config_args, timeout=timeout)
     return local, cluster
-
-
-def snakemake_log(workdir):
-    return "".join(p.read_text() for p in sorted((workdir / ".snakemake/log").glob("*.log")))
 
 
 def local_jobs(workdir):
@@ -83,7 +83,7 @@ def local_jobs(workdir):
 
 def slurm_jobs(workdir):
     """(SLURM job id, rule) of every job the cluster run submitted."""
-    return SUBMITTED.findall(snakemake_log(workdir))
+    return SLURM_SUBMITTED.findall(snakemake_log(workdir))
 
 
 def assert_same_results(local, cluster):
@@ -130,7 +130,7 @@ def assert_same_results(local, cluster):
 @pytest.mark.cluster
 def test_slurm_run_equals_local_run(tmp_path, slurm_cluster):
     cfg = tiny_config(tmp_path)
-    local, cluster = run_local_and_on_slurm(tmp_path, "--configfile", str(cfg))
+    local, cluster = run_local_and_on_slurm(tmp_path, "--configfile", str(cfg), timeout=TINY_LIMIT_S)
     assert_same_results(local, cluster)
     rules = {rule for _, rule in slurm_jobs(cluster)}
     assert {"filter_records", "infer", "score", "figures"} <= rules
@@ -149,6 +149,7 @@ def test_quick_configuration_on_slurm_equals_local(tmp_path, slurm_cluster):
         str(REPO / "config/cluster.yaml"),
         "--config",
         f"mirror={MIRROR}",
+        timeout=QUICK_LIMIT_S,
     )
     assert_same_results(local, cluster)
     rules = {rule for _, rule in slurm_jobs(cluster)}

@@ -29,6 +29,22 @@ def test_bad_config_is_rejected_with_reason(tmp_path):
     assert proc.returncode != 0 and "config: katago: max_batch > 1 needs shared_cache" in proc.stdout + proc.stderr
 
 
+def test_a_run_past_its_limit_is_stopped_and_says_what_it_was_doing(tmp_path):
+    """The cluster tests' guard against a stalled run: past ``timeout`` the run is killed with its process
+    group, and the failure carries the end of Snakemake's log (a dry run takes seconds to plan)."""
+    import subprocess
+    import time
+
+    workdir = tmp_path / "stalls"
+    start = time.monotonic()
+    with pytest.raises(AssertionError, match=r"snakemake still running after 1 s, stopped: -n data") as failed:
+        run_snakemake(workdir, "-n", "data", "--config", f"mirror={MIRROR}", timeout=1)
+    assert time.monotonic() - start < 30
+    assert "--- snakemake log (end):" in str(failed.value)
+    left = subprocess.run(["pgrep", "-f", str(workdir)], capture_output=True, text=True)
+    assert left.stdout == ""  # nothing of the run is left running
+
+
 def test_a_mirror_is_read_from_the_working_directory(tmp_path):
     """Each configuration in its own folder (``--directory``): a relative mirror that is not there is refused
     before any job runs, naming the folder it was looked for from; the absolute one plans the downloads."""
