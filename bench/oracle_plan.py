@@ -49,7 +49,8 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     arrs = load_arrangements(Path(args.arrangements))
     if args.ids:
-        arrs = [a for a in arrs if a.id in set(args.ids.split(","))]
+        wanted = set(args.ids.split(","))
+        arrs = [a for a in arrs if a.id in wanted]
     found = {r["id"]: r for r in map(json.loads, Path(args.results).read_text().splitlines()) if r.get("inferred")}
     likelihood = PolicyLikelihood.from_file(shipped.require(args.network), device="cpu", precision="float32")
     above = {"found": 0, "players' plan": 0}
@@ -57,18 +58,18 @@ def main() -> None:
         start = time.perf_counter()
         scorer = Scorer(likelihood)
         actual = coords.sgf_to_lz(a.actual)
-        players = max(scorer.score(turn_points(actual, s))[1] for s in SEATS)
+        as_played = {s: scorer.score(turn_points(actual, s)) for s in SEATS}  # (final board, likelihood)
+        players = max(ll for _, ll in as_played.values())
         inferred = coords.sgf_to_lz(found[a.id]["inferred"])
         searched = max(scorer.score(turn_points(inferred, s))[1] for s in SEATS)
         problem = problem_of_arrangement(a)
         with_plan = {}
         for s in SEATS:
-            final = scorer.score(turn_points(actual, s))[0]
             kept = capture_beam(
                 likelihood, [turned(problem, s)], width=args.width, plans=[capture_plan(turn_points(actual, s))]
             )[0]
             board, ll = scorer.score(kept[0][0]) if kept else (None, -np.inf)
-            if kept and (board != final or abs(ll - kept[0][1]) > 0.01 * len(actual)):
+            if kept and (board != as_played[s][0] or abs(ll - kept[0][1]) > 0.01 * len(actual)):
                 raise SystemExit(f"{a.id}: seat {s}: the beam's order does not replay to the position as scored")
             with_plan[s] = ll
         above["found"] += searched >= players - 1e-9

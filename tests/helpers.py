@@ -193,7 +193,7 @@ def run_snakemake(workdir, *args, check=True, timeout=None):
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
         if slurm:
-            jobs = submitted_slurm_jobs(workdir)
+            jobs = [job for job, _ in slurm_jobs(workdir)]
             if jobs:
                 subprocess.run(["scancel", *jobs], capture_output=True)
         raise AssertionError(f"snakemake still running after {timeout:.0f} s, stopped: {' '.join(args)}\n{report}")
@@ -211,9 +211,9 @@ def snakemake_log(workdir) -> str:
     return "".join(p.read_text() for p in sorted((Path(workdir) / ".snakemake/log").glob("*.log")))
 
 
-def submitted_slurm_jobs(workdir) -> List[str]:
-    """SLURM job id of every job a run in ``workdir`` submitted."""
-    return [job for job, _ in SLURM_SUBMITTED.findall(snakemake_log(workdir))]
+def slurm_jobs(workdir) -> List[Tuple[str, str]]:
+    """(SLURM job id, rule) of every job a run in ``workdir`` submitted."""
+    return SLURM_SUBMITTED.findall(snakemake_log(workdir))
 
 
 def stalled_run_report(workdir, slurm: bool) -> str:
@@ -222,8 +222,12 @@ def stalled_run_report(workdir, slurm: bool) -> str:
     parts = ["--- snakemake log (end):", snakemake_log(workdir)[-3000:]]
     if slurm:
         for cmd in (["squeue", "--states=all"], ["sinfo", "-N", "-l"], ["scontrol", "show", "node"]):
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
-            parts += [f"--- {' '.join(cmd)}:", done.stdout + done.stderr]
+            try:  # the report must not keep the stalled run from being stopped
+                done = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+                said = done.stdout + done.stderr
+            except (OSError, subprocess.SubprocessError) as err:
+                said = f"{type(err).__name__}: {err}"
+            parts += [f"--- {' '.join(cmd)}:", said]
         for log in ("/var/log/slurm/slurmctld.log", "/var/log/slurm/slurmd.log"):
             if Path(log).exists():
                 parts += [f"--- {log} (end):", "\n".join(Path(log).read_text(errors="replace").splitlines()[-30:])]

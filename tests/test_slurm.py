@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from helpers import FIXTURE, MIRROR, REPO, SLURM_SUBMITTED, filler_moves, make_sgf, run_snakemake, snakemake_log
+from helpers import FIXTURE, MIRROR, REPO, filler_moves, make_sgf, run_snakemake, slurm_jobs, snakemake_log
 from moveorder.report.sweeps import TIMING_COLUMNS
 
 PROFILE = REPO / "config/profiles/slurm"
@@ -79,11 +79,6 @@ def local_jobs(workdir):
     """Rule name of every job a local run executed (the target rule `all` runs no command)."""
     rules = re.findall(r"^(?:local)?rule (\w+):", snakemake_log(workdir), flags=re.M)
     return sorted(r for r in rules if r != "all")
-
-
-def slurm_jobs(workdir):
-    """(SLURM job id, rule) of every job the cluster run submitted."""
-    return SLURM_SUBMITTED.findall(snakemake_log(workdir))
 
 
 def assert_same_results(local, cluster):

@@ -2,6 +2,8 @@
 
 import csv
 import json
+import subprocess
+import time
 
 import pytest
 import yaml
@@ -32,9 +34,6 @@ def test_bad_config_is_rejected_with_reason(tmp_path):
 def test_a_run_past_its_limit_is_stopped_and_says_what_it_was_doing(tmp_path):
     """The cluster tests' guard against a stalled run: past ``timeout`` the run is killed with its process
     group, and the failure carries the end of Snakemake's log (a dry run takes seconds to plan)."""
-    import subprocess
-    import time
-
     workdir = tmp_path / "stalls"
     start = time.monotonic()
     with pytest.raises(AssertionError, match=r"snakemake still running after 1 s, stopped: -n data") as failed:
