@@ -3,6 +3,13 @@
 
 
 rule install_katago:
+    input:
+        # The katrain wheel KataGo comes from, where one is given (nodes without internet); else pip's.
+        wheel=(
+            []
+            if config["katago"].get("binary") or not config["katago"].get("wheel")
+            else [config["katago"]["wheel"]]
+        ),
     output:
         binary=f"{KATAGO_DIR}/bin/katago",
         tuner=f"{KATAGO_DIR}/opencl-tune.txt",
@@ -17,7 +24,8 @@ rule install_katago:
         dest=lambda w, output: os.path.dirname(os.path.dirname(output.binary)),
     shell:
         "moveorder install-katago --dest {params.dest:q} "
-        "$([ -n '{params.binary}' ] && echo --binary '{params.binary}') > {log:q} 2>&1"
+        "$([ -n '{params.binary}' ] && echo --binary '{params.binary}') "
+        "$([ -n '{input.wheel}' ] && echo --wheel '{input.wheel}') > {log:q} 2>&1"
 
 
 rule katago_model:
