@@ -10,12 +10,27 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from helpers import KATAGO, KATAGO_SMALL_MODEL, KATAGO_TUNER, MIRROR
+from helpers import KATAGO, KATAGO_SMALL_MODEL, KATAGO_TUNER, MIRROR, time_limit
 
 # The property tests draw the same examples on every run (a failure found once is found again, and a
 # run never fails on a draw the last one did not make); the edge values each test names are always tried.
 settings.register_profile("moveorder", derandomize=True)
 settings.load_profile("moveorder")
+
+#: A `cluster` test still running after this long fails where it stands (its traceback says where), so
+#: that a wait no limit of its own bounds ends the test, not CI: above the acceptance test's two runs at
+#: their limits (tests/test_slurm.py) and their stall reports.
+CLUSTER_TEST_LIMIT_S = 45 * 60
+
+
+@pytest.fixture(autouse=True)
+def cluster_test_limit(request):
+    """Every `cluster` test is stopped after :data:`CLUSTER_TEST_LIMIT_S` seconds."""
+    if request.node.get_closest_marker("cluster") is None:
+        yield
+    else:
+        with time_limit(CLUSTER_TEST_LIMIT_S, request.node.nodeid):
+            yield
 
 
 @pytest.fixture

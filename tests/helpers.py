@@ -5,6 +5,7 @@ Snakemake runner.  Fixtures live in conftest.py.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -27,6 +28,8 @@ FIXTURE = SHARED / "data" / "fixtures" / "leelaz-0k-1x8.txt.gz"
 KATAGO = REPO / "tools/katago/bin/katago"
 KATAGO_TUNER = REPO / "tools/katago/opencl-tune.txt"
 KATAGO_SMALL_MODEL = REPO / "tools/katago/models/g170-b6c96-s175395328-d26788732.bin.gz"
+#: The katrain wheel scripts/setup.sh downloaded KataGo from.
+KATRAIN_WHEEL = REPO / "tools/katago/katrain-1.20.0-py3-none-any.whl"
 
 
 def cpu_flags() -> List[str]:
@@ -164,6 +167,8 @@ def fake_tables(n=12, seed=0):
 
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+#: Seconds a killed run's output may stay open, and a command of a stall report may take.
+KILL_GRACE_S = 30
 
 
 def run_snakemake(workdir, *args, check=True, timeout=None):
@@ -183,24 +188,78 @@ def run_snakemake(workdir, *args, check=True, timeout=None):
     if not slurm:
         env["SLURM_CONF"] = os.devnull
     cmd = SNAKEMAKE + ["-s", str(REPO / "Snakefile"), "--directory", str(workdir), *args]
+
+    def cancel_jobs() -> str:
+        jobs = [job for job, _ in slurm_jobs(workdir)] if slurm else []
+        return "\n--- scancel:\n" + said(["scancel", *jobs]) if jobs else ""
+
+    result = run_bounded(
+        cmd,
+        timeout,
+        f"snakemake still running after {timeout or 0:.0f} s, stopped: {' '.join(args)}",
+        before_kill=lambda: stalled_run_report(workdir, slurm),  # the jobs as they stood
+        after_kill=cancel_jobs,
+        env=env,
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(result.stdout[-3000:] + result.stderr[-3000:])
+    return result
+
+
+def run_bounded(
+    cmd, timeout, stalled: str, before_kill=str, after_kill=str, grace=KILL_GRACE_S, **popen
+) -> subprocess.CompletedProcess:
+    """``cmd`` in a process group of its own; past ``timeout`` seconds the group is killed and an
+    AssertionError says ``stalled``, then what ``before_kill()`` and ``after_kill()`` report. A process
+    that holds the output open after the kill (one outside the group, or one that cannot die) delays the
+    failure by ``grace`` seconds at most, and the report lists the processes then."""
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **popen
     )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        report = stalled_run_report(workdir, slurm)  # before the kill: the jobs as they stood
+        report = before_kill()
         os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        if slurm:
-            jobs = [job for job, _ in slurm_jobs(workdir)]
-            if jobs:
-                subprocess.run(["scancel", *jobs], capture_output=True)
-        raise AssertionError(f"snakemake still running after {timeout:.0f} s, stopped: {' '.join(args)}\n{report}")
-    result = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
-    if check and result.returncode != 0:
-        raise AssertionError(out[-3000:] + err[-3000:])
-    return result
+        try:
+            proc.communicate(timeout=grace)
+        except subprocess.TimeoutExpired:
+            report += "\n--- still holding the output after the kill:\n" + process_list()
+            proc.stdout.close()
+            proc.stderr.close()
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            report += f"\n--- process {proc.pid} did not die when killed"
+        raise AssertionError(f"{stalled}\n{report}{after_kill()}") from None
+    except BaseException:  # stopped from outside (a test's own limit, ^C): the run goes with it
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=grace)
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+class StillRunning(Exception):
+    """Raised where a :func:`time_limit` found its code."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: int, what: str):
+    """Raise :class:`StillRunning` where the code inside is after ``seconds`` (SIGALRM: main thread only;
+    a :func:`run_bounded` command it interrupts is killed with its group)."""
+
+    def stop(signum, frame):
+        raise StillRunning(f"{what} still running after {seconds} s")
+
+    before = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
 
 
 SLURM_SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: .*?slurm_logs/rule_(\w+)/")
@@ -216,18 +275,30 @@ def slurm_jobs(workdir) -> List[Tuple[str, str]]:
     return SLURM_SUBMITTED.findall(snakemake_log(workdir))
 
 
+def process_list() -> str:
+    """Every process on the machine but the kernel's, as a tree: group, state, age, CPU time and command
+    line (each line cut at 300 characters)."""
+    ps = ["ps", "-ww", "-N", "--pid", "2", "--ppid", "2", "-o", "pid,ppid,pgid,stat,etime,time,args", "--forest"]
+    return "\n".join(line[:300] for line in said(ps).splitlines())
+
+
+def said(cmd) -> str:
+    """What ``cmd`` printed, or why it printed nothing, within :data:`KILL_GRACE_S` seconds: a stall report
+    must not keep the stalled run from being stopped."""
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=KILL_GRACE_S)
+        return done.stdout + done.stderr
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"{type(err).__name__}: {err}"
+
+
 def stalled_run_report(workdir, slurm: bool) -> str:
-    """What a run that has not finished was doing: the end of Snakemake's log, and on SLURM the queue,
-    the node and the end of the controller's and the node daemon's logs."""
-    parts = ["--- snakemake log (end):", snakemake_log(workdir)[-3000:]]
+    """What a run that has not finished was doing: the end of Snakemake's log and every process, and on
+    SLURM the queue, the node and the end of the controller's and the node daemon's logs."""
+    parts = ["--- snakemake log (end):", snakemake_log(workdir)[-3000:], "--- processes:", process_list()]
     if slurm:
         for cmd in (["squeue", "--states=all"], ["sinfo", "-N", "-l"], ["scontrol", "show", "node"]):
-            try:  # the report must not keep the stalled run from being stopped
-                done = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
-                said = done.stdout + done.stderr
-            except (OSError, subprocess.SubprocessError) as err:
-                said = f"{type(err).__name__}: {err}"
-            parts += [f"--- {' '.join(cmd)}:", said]
+            parts += [f"--- {' '.join(cmd)}:", said(cmd)]
         for log in ("/var/log/slurm/slurmctld.log", "/var/log/slurm/slurmd.log"):
             if Path(log).exists():
                 parts += [f"--- {log} (end):", "\n".join(Path(log).read_text(errors="replace").splitlines()[-30:])]

@@ -3,12 +3,24 @@
 import csv
 import json
 import subprocess
+import sys
 import time
 
 import pytest
 import yaml
 
-from helpers import MIRROR, REPO, filler_moves, make_sgf, run_snakemake
+from helpers import (
+    KATAGO,
+    KILL_GRACE_S,
+    MIRROR,
+    REPO,
+    StillRunning,
+    filler_moves,
+    make_sgf,
+    run_bounded,
+    run_snakemake,
+    time_limit,
+)
 
 
 def read_report(path, key="reason"):
@@ -40,8 +52,41 @@ def test_a_run_past_its_limit_is_stopped_and_says_what_it_was_doing(tmp_path):
         run_snakemake(workdir, "-n", "data", "--config", f"mirror={MIRROR}", timeout=1)
     assert time.monotonic() - start < 30
     assert "--- snakemake log (end):" in str(failed.value)
+    assert f"--directory {workdir}" in str(failed.value).split("--- processes:")[1]  # the run, as it stood
     left = subprocess.run(["pgrep", "-f", str(workdir)], capture_output=True, text=True)
     assert left.stdout == ""  # nothing of the run is left running
+
+
+def test_a_stalled_run_whose_output_a_stray_process_holds_still_fails_in_time(tmp_path):
+    """A process that left the run's group (setsid) keeps the run's output open after the group is killed:
+    the failure still comes within the kill's grace, and lists what held the output."""
+    marker = tmp_path / "stray"
+    stray = f"setsid {sys.executable} -c 'import time; time.sleep(300)' {marker}"
+    cmd = ["bash", "-c", f"{stray} & sleep 300"]
+    start = time.monotonic()
+    try:
+        with pytest.raises(AssertionError, match=r"^stuck\n+--- still holding the output") as failed:
+            run_bounded(cmd, 1, "stuck", grace=3)
+        assert time.monotonic() - start < 1 + 3 + 3 + KILL_GRACE_S  # the kill's grace, the wait's, and ps
+        assert f"time.sleep(300) {marker}" in str(failed.value)
+    finally:
+        subprocess.run(["pkill", "-f", str(marker)])
+
+
+def test_a_test_past_its_own_limit_stops_where_it_stands_and_its_run_with_it(tmp_path):
+    """The cluster tests' last guard (conftest's ``cluster_test_limit``): a wait that no limit of its own
+    bounds is broken off by the test's time limit, and a command it was waiting on is killed with it."""
+    marker = tmp_path / "waited-on"
+    cmd = [sys.executable, "-c", "import time; time.sleep(60)", str(marker)]
+    start = time.monotonic()
+    with pytest.raises(StillRunning, match="the wait still running after 1 s"):
+        with time_limit(1, "the wait"):
+            run_bounded(cmd, None, "not stopped by its own limit: it has none")
+    assert time.monotonic() - start < 10
+    assert subprocess.run(["pgrep", "-f", str(marker)], capture_output=True).stdout == b""
+    with time_limit(1, "a wait within its limit"):  # nothing happens within the limit, nor after it
+        time.sleep(0.1)
+    time.sleep(1.5)
 
 
 def test_a_mirror_is_read_from_the_working_directory(tmp_path):
@@ -124,6 +169,7 @@ def test_paper_network_comes_through_the_download_rule(tmp_path):
 
 def planned_with(workdir, **config):
     """Commands a dry run plans for set pro with our trained pro network, ``config`` merged over that."""
+    workdir.mkdir(parents=True, exist_ok=True)
     cfg = workdir / "c.yaml"
     base = {"sets": ["pro"], "mirror": str(MIRROR), "training": {"sets": ["pro"]}, "policy": {"network": "trained-pro"}}
     cfg.write_text(yaml.safe_dump(base | config))
@@ -134,6 +180,26 @@ def planned_commands(workdir, *args):
     proc = run_snakemake(workdir, "-n", "-p", *args)
     lines = (proc.stdout + proc.stderr).splitlines()
     return [line[line.index("moveorder ") :].strip() for line in lines if "moveorder " in line]
+
+
+def test_katago_is_installed_from_a_wheel_given_or_refused_before_any_job(tmp_path):
+    """katago.wheel (compute nodes without internet): install-katago is handed that file, and pip downloads
+    nothing; a wheel that is not there stops the plan, naming it; a binary of one's own needs no wheel."""
+    wheel = tmp_path / "katrain-1.20.0-py3-none-any.whl"
+    wheel.write_bytes(b"not checked by the plan: install-katago checks its sha256")
+    (install,) = [c for c in planned_with(tmp_path / "a", katago={"wheel": str(wheel)}) if "install-katago" in c]
+    assert f"--wheel '{wheel}'" in install
+    (install,) = [c for c in planned_with(tmp_path / "b") if "install-katago" in c]
+    assert "[ -n '' ] && echo --wheel" in install  # pip's, as before
+    missing = tmp_path / "nowhere.whl"
+    cfg = tmp_path / "m.yaml"
+    cfg.write_text(yaml.safe_dump({"sets": ["pro"], "mirror": str(MIRROR), "katago": {"wheel": str(missing)}}))
+    proc = run_snakemake(tmp_path / "c", "-n", "--configfile", str(cfg), check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Missing input files for rule install_katago" in out and str(missing) in out
+    own = planned_with(tmp_path / "d", katago={"binary": str(KATAGO), "wheel": str(missing), "model": "b6c96"})
+    (install,) = [c for c in own if "install-katago" in c]
+    assert f"--binary '{KATAGO}'" in install and "nowhere.whl" not in install
 
 
 def test_own_level_infers_each_set_with_its_own_network(tmp_path):
@@ -554,7 +620,8 @@ def test_a_calibrated_run_states_chances_from_its_own_fit(tmp_path):
     }
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
     run = "results/inferred/tygem/beam8f1-cal16"
-    run_snakemake(tmp_path, f"{run}/pro/10m.csv", "--cores", "2", "--configfile", str(tmp_path / "cfg.yaml"))
+    cfg_file = str(tmp_path / "cfg.yaml")
+    run_snakemake(tmp_path, f"{run}/pro/10m.csv", "--cores", "2", "--configfile", cfg_file, timeout=10 * 60)
     evaluation = [json.loads(x) for x in open(tmp_path / "data/arrangements/pro/10m.jsonl")]
     games = [json.loads(x) for x in open(tmp_path / "data/arrangements/pro/calibration/10m.jsonl")]
     assert len(evaluation) == 6 and len(games) == 16
