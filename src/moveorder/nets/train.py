@@ -32,7 +32,9 @@ algorithms are deterministic, in training and in :func:`moveorder.nets.sampling.
 (:func:`moveorder.nets.devices.arithmetic`); batches are assembled on a thread
 ahead of the step (:class:`moveorder.nets.sampling.Prefetch`), in pinned memory, and copied without
 waiting; the step itself never waits for the GPU.  The data path is the
-same on both devices: the same seed draws the same batches.
+same on both devices: the same seed draws the same batches.  On a CPU, one
+thread (``threads``) gives the same bytes run to run; with two, one run in
+eight measured gave other bytes from the same batches (docs/testing.md).
 """
 
 from __future__ import annotations
