@@ -211,6 +211,10 @@ def test_a_beam_runs_folder_names_the_capture_search_and_no_annealing_setting():
     assert label(inference={**INFERENCE, "beam_widen_found": 2}) == "beam32f1-pat2-pass2-widen4-found2"
     assert label(inference={**INFERENCE, "beam_widen_found": 1}) == label()
     assert label(n=40, inference={**INFERENCE, "beam_widen_found": {40: 2, 80: 2}}) == "beam128f1-pat2-pass1"
+    # the merge of the capture search's prefixes: named where other than input (older folders keep their names)
+    assert label(inference={**INFERENCE, "capture_merge": "board"}) == "beam32f1-pat2-pass2-widen4-mergeboard"
+    assert label(inference={**INFERENCE, "capture_merge": "input"}) == label()
+    assert label(captures=False, inference={**INFERENCE, "capture_merge": "board"}) == "beam32f1"  # never read there
     # the orientations searched: named where other than the board as given (older folders keep their names)
     assert label(run={**RUN, "orientations": "given"}) == label()
     assert label(run={**RUN, "orientations": "seats"}) == "beam32f1-turnseats-pat2-pass2-widen4"

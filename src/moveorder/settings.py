@@ -23,6 +23,8 @@ METHODS = ("anneal", "beam", "beam+anneal")
 #: selection.captures: which games a set's evaluation games may be (moveorder.data.arrangements.eligible).
 CAPTURES = ("forbidden", "allowed", "required")
 SCHEDULES = ("geometric", "linear")
+#: SearchConfig.capture_merge: which prefixes of the capture search count as one (search/layer.py).
+CAPTURE_MERGES = ("input", "board")
 MIX_ORDER = ("swp2", "mov2", "rot3")
 #: The paper's iterations per sequence length; other lengths take the nearest length's.
 PAPER_ITERATIONS = {20: 5000, 40: 20000}
@@ -82,7 +84,7 @@ def run_identity(run: Mapping, n: int, inference: Mapping, policy: Mapping, capt
     ``neighbour``, ``iterations`` (None: ``inference.iterations``' for ``n``), ``trials``, ``t_start``,
     ``t_end``); ``inference`` and ``policy``: the config sections every run shares; ``captures``: whether the
     set may hold positions with captures (``selection.captures`` other than ``forbidden``), which the
-    capture search orders with ``patience``, ``beam_passes`` and ``beam_widen``. The beam reads no
+    capture search orders with ``patience``, ``beam_passes``, ``beam_widen`` and ``capture_merge``. The beam reads no
     annealing setting and no seed; the annealing reads no beam setting but the beam's under
     ``beam+anneal``. ``inference["calibration"]`` (``selection.calibration``): the games a run of the
     ranked beam on capture-free positions infers to fit its stated chances, which change the answers'
@@ -105,6 +107,9 @@ def run_identity(run: Mapping, n: int, inference: Mapping, policy: Mapping, capt
             found = for_length(n, inference.get("beam_widen_found", 1), "inference.beam_widen_found")
             if found != 1:  # named only where it is set, so the folders of runs before it keep their names
                 ident["beam_widen_found"] = found
+        merge = inference.get("capture_merge", "input")
+        if merge != "input":  # named only where it is set, as beam_widen_found
+            ident["capture_merge"] = merge
     if method == "beam" and not captures and int(inference.get("calibration") or 0) > 0:
         ident["calibration"] = int(inference["calibration"])
     if method in ("anneal", "beam+anneal"):
@@ -134,7 +139,8 @@ def run_label(ident: Mapping) -> str:
     ``beam128f1`` (the ranked beam, width 128, future weight 1), ``beam32f1-turnseats`` (the same over the board
     as given and half a turn; ``turnall``: its 8 orientations), ``beam32f1-pat0-pass2-widen4`` (the capture
     search's settings; the widening only with more than one pass; ``-found2`` a later pass twice as wide
-    within the plan of the order found), ``beam32f1-turnseats-cal100`` (its
+    within the plan of the order found; ``-mergeboard`` prefixes with the same board merged),
+    ``beam32f1-turnseats-cal100`` (its
     chances fitted on 100 calibration games a set), ``anneal-greedy-mix-it5000-tr5-T1-0.1-geometric-seed0`` (the paper's annealing), ``beam128f1+anneal-mix-...``
     (annealing from the beam's orders); then ``-bfloat16``, ``-sym`` and
     ``-legal`` where the network's precision or input differ from the defaults.
@@ -151,6 +157,8 @@ def run_label(ident: Mapping) -> str:
         parts.append(f"widen{ident['beam_widen']}")
     if "beam_widen_found" in ident:
         parts.append(f"found{ident['beam_widen_found']}")
+    if "capture_merge" in ident:
+        parts.append(f"merge{ident['capture_merge']}")
     if "calibration" in ident:
         parts.append(f"cal{ident['calibration']}")
     if method in ("anneal", "beam+anneal"):
@@ -204,6 +212,10 @@ class SearchConfig:
     #: Positions with captures: a pass after the first searches a problem within the capture plan of the
     #: order found so far with this many times ``beam_width`` (1: the same width).
     beam_widen_found: int = 1
+    #: Positions with captures: prefixes merged, the likeliest kept: ``input``, those whose network input
+    #: is the same (the last 8 boards: nothing lost); ``board``, those with the same board whatever came
+    #: before (the width goes to other boards; a continuation's probabilities may differ a little).
+    capture_merge: str = "input"
     #: The ranked beam: ``given`` searches the board as it is; ``seats`` as it is and turned half a
     #: turn (the board seen from either player's seat), ``all`` in each of its 8 orientations, in one
     #: beam of ``beam_width``, and turns the likeliest order back (beam.py, "The board's orientation").
@@ -228,6 +240,8 @@ class SearchConfig:
             raise ValueError(f"beam_widen {self.beam_widen}: expected at least 1")
         if self.beam_widen_found < 1:
             raise ValueError(f"beam_widen_found {self.beam_widen_found}: expected at least 1")
+        if self.capture_merge not in CAPTURE_MERGES:
+            raise ValueError(f"capture_merge {self.capture_merge!r}: expected one of {CAPTURE_MERGES}")
         if self.orientations not in ORIENTATIONS:
             raise ValueError(f"orientations {self.orientations!r}: expected one of {tuple(ORIENTATIONS)}")
         if self.orientations != "given" and self.method != "beam":
@@ -327,6 +341,7 @@ QUALITIES: Dict[str, Tuple[str, Dict[str, object]]] = {
             "beam_passes": 2,
             "beam_widen": 4,
             "beam_widen_found": 2,
+            "capture_merge": "board",
         },
     ),
     "good": (
@@ -353,7 +368,7 @@ def quality_values(quality: str, values: Mapping[str, object]) -> Dict[str, obje
     defaults = {f.name: f.default for f in fields(SearchConfig) if f.name in QUALITY_SETTINGS}
     out = {**defaults, **QUALITIES[quality][1], **given}
     if out.get("method") != "beam":  # a preset's turns and passes are the beam's: SearchConfig's otherwise
-        for key in ("orientations", "beam_passes", "beam_widen", "beam_widen_found"):
+        for key in ("orientations", "beam_passes", "beam_widen", "beam_widen_found", "capture_merge"):
             if key not in given:
                 out[key] = defaults[key]
     else:  # a preset's widening within the widest beam

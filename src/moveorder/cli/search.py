@@ -112,6 +112,14 @@ def _beam_options(parser: argparse.ArgumentParser, d: S.SearchConfig) -> None:
         "positions with captures: a pass after the first searches a position within the capture plan of "
         "the order found so far with this many times the beam width (default: %(default)s)",
     )
+    parser.add_argument(
+        "--capture-merge",
+        choices=S.CAPTURE_MERGES,
+        default=d.capture_merge,
+        help="positions with captures: input = prefixes with the same network input (the last 8 boards) "
+        "count as one; board = those with the same board, whatever came before: the width goes to other "
+        "boards (default: %(default)s)",
+    )
 
 
 def _annealing_options(parser: argparse.ArgumentParser, d: S.SearchConfig) -> None:
@@ -375,7 +383,7 @@ def _player_options(parser: argparse.ArgumentParser) -> None:
         help="; ".join(f"{name}: {text}" for name, (text, _) in S.QUALITIES.items()),
     )
     research = parser.add_argument_group(
-        "research options (--quality sets --method, --beam-width, --beam-future, --orientations, --beam-passes, --beam-widen, --beam-widen-found)"
+        "research options (--quality sets --method, --beam-width, --beam-future, --orientations, --beam-passes, --beam-widen, --beam-widen-found, --capture-merge)"
     )
     known = {a.dest for a in parser._actions}
     _search_options(parser)

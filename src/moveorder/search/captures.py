@@ -21,7 +21,10 @@ within the budgets) are pruned; at the last move only the exact position is
 accepted.
 
 Prefixes whose network input is the same (the last 8 boards and the side to
-move) are merged, the likelier kept.  Children are ranked in tiers
+move) are merged, the likelier kept; with ``merge`` board (``SearchConfig.capture_merge``), those
+with the same board, whatever came before: beside a beam over many moves, up to a third of its
+prefixes are the same board reached in other orders, and merged the width goes to other boards
+(docs/benchmarks.md, "Prefixes with the same board").  Children are ranked in tiers
 (:class:`moveorder.search.layer.Layer`).  Without captures: half the width by log-likelihood
 ``g``, the rest by ``g`` less ``future`` times the best log-probabilities
 seen so far of the final stones standing (with captures, each less a
@@ -106,6 +109,7 @@ def capture_beam(
     plans: Optional[Sequence[Optional[Sequence[Tuple[int, int]]]]] = None,
     meter: Optional["EvaluationMeter"] = None,
     sites: Optional[Sequence[Optional[int]]] = None,
+    merge: str = _DEFAULTS.capture_merge,
 ) -> List[List[Tuple[List[int], float]]]:
     """The ``keep`` most likely sequences found for each problem, best first, with log-likelihoods.
 
@@ -117,7 +121,8 @@ def capture_beam(
     (a later pass of :func:`search` starts from an earlier one's); ``plans``: each problem's capture
     plan or None (module docstring, "Passes"); ``sites``: each problem's capture sites without a plan
     (:func:`moveorder.search.plans.capture_sites`'s ``open_sides``, None: anywhere; module docstring,
-    "Sites"); all None if not given.  ``meter``: told of every evaluation.
+    "Sites"); all None if not given.  ``meter``: told of every evaluation.  ``merge``: which prefixes
+    count as one (:func:`moveorder.search.layer.merge_key`).
     """
     before = likelihood_counters(likelihood)
     lengths = {p.moves for p in problems}
@@ -143,7 +148,7 @@ def capture_beam(
         for a, beam in enumerate(beams):
             if not beam:
                 continue
-            layer = Layer(targets[a], beam, logp[row : row + len(beam)], i, estimate[a], future)
+            layer = Layer(targets[a], beam, logp[row : row + len(beam)], i, estimate[a], future, merge)
             row += len(beam)
             beams[a] = layer.choose(width, future, keep)
             children_built += layer.built
@@ -167,6 +172,7 @@ def backtrack(
     max_evaluations: int,
     stats: Optional[SearchStats] = None,
     meter: Optional["EvaluationMeter"] = None,
+    merge: str = _DEFAULTS.capture_merge,
 ) -> Tuple[Optional[Tuple[List[int], float]], bool]:
     """Beam search that backtracks where its beam dies (beam-stack search, without its bound).
 
@@ -176,8 +182,8 @@ def backtrack(
     Returns the first complete sequence found (the beam's own when the beam
     succeeds) and whether the search ran out: ``(None, True)`` means every
     prefix was tried (no layer gave up with children untried), so no legal sequence reaches the position (up to the
-    merge, which keeps one of two prefixes with the same last 8 boards even
-    where their earlier positions differ for superko); ``(None, False)``
+    merge, which keeps one of two prefixes with the same last 8 boards, or with ``merge`` board the same
+    board, even where their earlier positions differ for superko); ``(None, False)``
     means ``max_evaluations`` network evaluations were spent first.  ``meter``: told of every evaluation.
     """
     target = Target(problem)
@@ -189,7 +195,7 @@ def backtrack(
         lp = position_log_probs(likelihood, [p.hist for p in beam], i % 2 == 0)[:, :POINTS]
         if meter is not None:
             meter.tick()
-        layer = Layer(target, beam, lp, i, estimate, future)
+        layer = Layer(target, beam, lp, i, estimate, future, merge)
         layer.dead = dead.setdefault(i + 1, set())
         return layer
 
@@ -204,7 +210,7 @@ def backtrack(
             stats.pruned += layer.pruned - pruned
         if not kept:
             if layer.exhausted:
-                dead.setdefault(layer.i, set()).update(p.hist for p in layer.beam)
+                dead.setdefault(layer.i, set()).update(layer.key(p) for p in layer.beam)
             else:
                 complete = False  # given up with children untried: no proof
             layers.pop()
@@ -233,6 +239,7 @@ def search(
     proven: Optional[List[bool]] = None,
     sites: Sequence[Optional[int]] = SITE_LADDER,
     groups: Optional[Sequence[int]] = None,
+    merge: str = _DEFAULTS.capture_merge,
 ) -> List[Optional[Tuple[List[int], float]]]:
     """The best sequence found for each problem and its log-likelihood, or None where none was found.
 
@@ -263,7 +270,8 @@ def search(
     position in several orientations of the board, whose likeliest answer is the answer).  Once a
     group has an order, everything after the first pass goes to its member with the likeliest order
     so far (ties: the first): the other members are searched no more (no later pass, no last rung, no
-    backtracking).  None: each problem a group of its own.
+    backtracking).  None: each problem a group of its own.  ``merge``: which prefixes count as one,
+    in every beam and in backtracking (:func:`moveorder.search.layer.merge_key`).
     """
     if beam_passes < 1:
         raise ValueError(f"beam_passes {beam_passes}: expected at least 1")
@@ -307,6 +315,7 @@ def search(
                 keep=min(keep, w),
                 meter=meter,
                 sites=[sites[rung[a]] for a in members],
+                merge=merge,
             )
             for a, r in zip(members, sub):
                 again[a] = r[:1]
@@ -328,7 +337,9 @@ def search(
     rest = resting()
     for k, r in enumerate(found):
         if r is None and patience >= 1 and k not in rest:
-            found[k], exhausted[k] = _backtrack_counted(likelihood, problems[k], width, future, patience, stats, meter)
+            found[k], exhausted[k] = _backtrack_counted(
+                likelihood, problems[k], width, future, patience, stats, meter, merge
+            )
     if proven is not None:
         proven[:] = exhausted
     if stats is not None:
@@ -361,11 +372,13 @@ def _pass_groups(
     return [(w, members) for w, members in groups if members]
 
 
-def _backtrack_counted(likelihood, problem: Problem, width, future, patience, stats, meter):
+def _backtrack_counted(likelihood, problem: Problem, width, future, patience, stats, meter, merge):
     """:func:`backtrack` with ``patience`` times one pass's evaluations, its work added to ``stats``:
     the sequence found or None, and whether the search proved that none exists."""
     before = likelihood_counters(likelihood)
-    found, exhausted = backtrack(likelihood, problem, width, future, patience * width * problem.moves, stats, meter)
+    found, exhausted = backtrack(
+        likelihood, problem, width, future, patience * width * problem.moves, stats, meter, merge
+    )
     if stats is not None:
         stats.backtracked += 1
         stats.unreachable += exhausted

@@ -42,6 +42,19 @@ class Prefix:
         self.moves, self.ll, self.board, self.hist, self.seen = moves, ll, board, hist, seen
 
 
+def merge_key(merge: str):
+    """What makes two prefixes one for ``merge`` (``SearchConfig.capture_merge``): ``input``, the last 8
+    boards (the network's input at the next move: every continuation is as likely after either);
+    ``board``, the board alone (the same moves are legal after either, up to superko, but the history
+    planes differ, so a continuation's probabilities may too).  Children are built likeliest first, so
+    the likeliest prefix of a key is the one kept."""
+    if merge == "input":
+        return lambda prefix: prefix.hist
+    if merge == "board":
+        return lambda prefix: prefix.hist[0]
+    raise ValueError(f"capture_merge {merge!r}: expected input or board")
+
+
 def root() -> Prefix:
     """The empty prefix: the empty board, the only position seen."""
     return Prefix([], 0.0, goboard.Board(), (EMPTY_BOARD,), frozenset([EMPTY_BOARD]))
@@ -87,12 +100,15 @@ class Layer:
        (:meth:`_fill_doomed_sets`);
     4. the rest by the score of the module docstring (with ``future``), else by likelihood.
     Later calls (backtracking, :func:`moveorder.search.captures.search`) keep the likeliest children not tried yet.  Children
-    are merged by their network input at the next move (a key once kept is never kept again, nor one
-    known dead); at the last move only the ``keep`` likeliest complete sequences are kept.
+    are merged by :func:`merge_key` (``merge``; a key once kept is never kept again, nor one known
+    dead); at the last move only the ``keep`` likeliest complete sequences are kept.
     """
 
-    def __init__(self, target: Target, beam: List[Prefix], lp: np.ndarray, i: int, estimate, future: float):
+    def __init__(
+        self, target: Target, beam: List[Prefix], lp: np.ndarray, i: int, estimate, future: float, merge: str = "input"
+    ):
         self.target, self.beam, self.i, self.estimate = target, beam, i, estimate
+        self.key = merge_key(merge)
         self.colour = BLACK if i % 2 == 0 else WHITE
         self.last = i == target.n - 1
         cur = np.frombuffer(b"".join(p.hist[0] for p in beam), dtype=np.uint8).reshape(len(beam), POINTS)
@@ -133,9 +149,10 @@ class Layer:
                 self.prune_budget -= 1
                 continue
             if not self.last:
-                if child.hist in self.keys or child.hist in self.dead:
+                key = self.key(child)
+                if key in self.keys or key in self.dead:
                     continue
-                self.keys.add(child.hist)
+                self.keys.add(key)
             kept.append(child)
 
     def _fill_doomed_sets(self, kept: List[Prefix], limit: int) -> None:

@@ -139,6 +139,8 @@ def describe(network: str, cfg: SearchConfig, precision: str) -> str:
             if cfg.beam_widen_found > 1:
                 wider += f", {cfg.beam_widen_found}x wider within the plan of the order found"
             passes = f", {cfg.beam_passes} passes{wider} (positions with captures)"
+        if cfg.capture_merge == "board":
+            passes += ", prefixes with the same board merged (positions with captures)"
         turns = {"given": "", "seats": ", the board as given and half a turn", "all": ", the board's 8 orientations"}
         return (
             f"network {network}; beam search, width {cfg.beam_width}, future weight {cfg.beam_future:g}{passes}"
