@@ -17,14 +17,13 @@ import numpy as np
 import pytest
 import torch
 
-from moveorder.go import board as goboard
 from moveorder.go import coords
 from moveorder.nets.likelihood import PolicyLikelihood
 from moveorder.search import captures as cap
 from moveorder.search import layer as capture_layer
 from moveorder.search.boards import sequence_log_probs
 from moveorder.settings import SearchConfig
-from test_captures import assert_answers, captures_by_move, problem_of, replay
+from test_captures import assert_answers, captures_by_move, corner_play, problem_of, replay
 
 SIZE = coords.SIZE
 CORNER = 4  # the problems are played in the top-left 4x4 corner
@@ -133,16 +132,7 @@ def corner_problems(count: int, moves: int, seed: int):
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < count:
-        board, seq = goboard.Board(), []
-        for i in range(moves):
-            for p in rng.permutation(CORNER * CORNER):
-                move = (int(p) // CORNER, int(p) % CORNER)
-                try:
-                    board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, move)
-                except goboard.IllegalMove:
-                    continue
-                seq.append(coords.to_lz(move))
-                break
+        seq = corner_play(rng, moves, CORNER)
         if len(seq) == moves and sum(captures_by_move(seq)) == 1:
             out.append(problem_of(seq))
     return out

@@ -99,6 +99,24 @@ def captures_by_move(moves_lz):
     return [len(c) for c in replay(moves_lz)[1]]
 
 
+def corner_play(rng, moves: int, corner: int = 4):
+    """Random legal play in the top-left ``corner`` x ``corner`` (Leela Zero indices, Black first): each
+    move the first legal point of a random permutation; shorter where a side has no legal move."""
+    board, seq = goboard.Board(), []
+    for i in range(moves):
+        for p in rng.permutation(corner * corner):
+            move = (int(p) // corner, int(p) % corner)
+            try:
+                board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, move)
+            except goboard.IllegalMove:
+                continue
+            seq.append(coords.to_lz(move))
+            break
+        else:
+            break
+    return seq
+
+
 # Found by seeded random play in the 4x4 corner; what happens in each is asserted in the test.
 HAND_MADE = {
     "four stones at once": "cadcbdabccbbbabcdbddacaacbbb",
@@ -197,16 +215,7 @@ def test_the_search_never_prunes_a_real_sequence(capture_games):
     rng = np.random.default_rng(5)
     corner = []
     while len(corner) < 150:  # random legal play in the 4x4 corner: captures galore
-        board, moves = goboard.Board(), []
-        for i in range(16):
-            for p in rng.permutation(16):
-                move = (int(p) // 4, int(p) % 4)
-                try:
-                    board.play(goboard.BLACK if i % 2 == 0 else goboard.WHITE, move)
-                except goboard.IllegalMove:
-                    continue
-                moves.append(coords.to_lz(move))
-                break
+        moves = corner_play(rng, 16)
         if len(moves) == 16 and sum(captures_by_move(moves)):
             corner.append(moves)
     for actual in corner + capture_games:
