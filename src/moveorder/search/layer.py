@@ -18,6 +18,7 @@ from moveorder.go.coords import POINTS
 from moveorder.nets.features import FLAT_OF_LZ, HISTORY
 from moveorder.search.boards import EMPTY_BOARD
 from moveorder.search.prunes import Target, alive, doomed_allowed, doomed_points, played
+from moveorder.settings import SearchConfig
 
 BLACK, WHITE, EMPTY = goboard.BLACK, goboard.WHITE, goboard.EMPTY
 
@@ -105,7 +106,14 @@ class Layer:
     """
 
     def __init__(
-        self, target: Target, beam: List[Prefix], lp: np.ndarray, i: int, estimate, future: float, merge: str = "input"
+        self,
+        target: Target,
+        beam: List[Prefix],
+        lp: np.ndarray,
+        i: int,
+        estimate,
+        future: float,
+        merge: str = SearchConfig.capture_merge,
     ):
         self.target, self.beam, self.i, self.estimate = target, beam, i, estimate
         self.key = merge_key(merge)
