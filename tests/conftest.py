@@ -131,6 +131,27 @@ def model(trained):
 
 
 @pytest.fixture(scope="module")
+def capture_games(pro2_usable):
+    """Real Fox pro games without handicap whose first 60 moves are legal, with no pass, and capture
+    (Leela Zero indices)."""
+    from moveorder.data.records import load_records
+    from moveorder.go import board as goboard
+    from moveorder.go import coords
+
+    out = []
+    for r in load_records(pro2_usable):
+        if r.handicap or r.setup_black or r.setup_white:
+            continue
+        moves = coords.from_sgf_string(r.moves)[:60]
+        if len(moves) < 60 or None in moves:
+            continue
+        if sum(goboard.replay(moves)[1]) > 0:
+            out.append([coords.to_lz(m) for m in moves])
+    assert len(out) > 20
+    return out
+
+
+@pytest.fixture(scope="module")
 def real_games(pro2_pool):
     """The qualified records of ``pro2_pool``."""
     from moveorder.data.records import load_records

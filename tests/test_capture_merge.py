@@ -23,7 +23,7 @@ from moveorder.search import captures as cap
 from moveorder.search import layer as capture_layer
 from moveorder.search.boards import sequence_log_probs
 from moveorder.settings import SearchConfig
-from test_captures import assert_answers, captures_by_move, corner_play, problem_of, replay
+from test_captures import assert_answers, captures_by_move, corner_play, problem_of, replay, unreachable_problem
 
 SIZE = coords.SIZE
 CORNER = 4  # the problems are played in the top-left 4x4 corner
@@ -222,22 +222,11 @@ def shipped():
     return PolicyLikelihood.from_file("tygem", device="cpu")
 
 
-def test_merged_by_board_real_answers_replay_and_a_position_none_reaches_is_proven(shipped, pro2_usable, model):
+def test_merged_by_board_real_answers_replay_and_a_position_none_reaches_is_proven(shipped, capture_games, model):
     """With the real network and the board merge: every answer on real games (Fox pro, their first 40 moves
     with a capture) replays on sgfmill's board to exactly the position; and backtracking still proves a
     position no sequence reaches."""
-    from moveorder.data.records import load_records
-
-    actual = []
-    for r in load_records(pro2_usable):
-        moves = coords.from_sgf_string(r.moves)[:40]
-        if r.handicap or r.setup_black or r.setup_white or len(moves) < 40 or None in moves:
-            continue
-        lz = [coords.to_lz(m) for m in moves]
-        if sum(captures_by_move(lz)) > 0:
-            actual.append(lz)
-        if len(actual) == 4:
-            break
+    actual = [g[:40] for g in capture_games if sum(captures_by_move(g[:40])) > 0][:4]
     problems = [problem_of(a) for a in actual]
     found = cap.search(shipped, problems, width=16, patience=0, beam_passes=2, beam_widen=4, merge="board")
     assert sum(r is not None for r in found) >= 3
@@ -247,7 +236,7 @@ def test_merged_by_board_real_answers_replay_and_a_position_none_reaches_is_prov
             assert float(sequence_log_probs(shipped, r[0]).sum()) == pytest.approx(r[1], abs=1e-9)
     from moveorder.search import problem as prob
 
-    nowhere = prob.Problem((coords.to_lz(coords.from_gtp("K10")), coords.to_lz(coords.from_gtp("Q16"))), (), 1, 0)
+    nowhere = unreachable_problem()
     stats, proven = prob.SearchStats(), []
     assert cap.search(model, [nowhere], width=8, stats=stats, proven=proven, merge="board") == [None]
     assert proven == [True] and stats.unreachable == 1
@@ -268,7 +257,7 @@ def test_the_setting_reaches_every_layer_of_the_beam_and_of_backtracking(model, 
             seen.append(args[6] if len(args) > 6 else kwargs.get("merge", "input"))
 
     monkeypatch.setattr(cap, "Layer", Recording)
-    nowhere = prob.Problem((coords.to_lz(coords.from_gtp("K10")), coords.to_lz(coords.from_gtp("Q16"))), (), 1, 0)
+    nowhere = unreachable_problem()
     (problem,) = corner_problems(1, 8, seed=11)
     for merge in ("board", "input"):
         seen.clear()

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 import torch
 
-from moveorder.data.records import load_records
 from moveorder.go import board as goboard
 from moveorder.go import coords
 from moveorder.nets.features import board_history_planes
@@ -99,6 +98,12 @@ def captures_by_move(moves_lz):
     return [len(c) for c in replay(moves_lz)[1]]
 
 
+def unreachable_problem():
+    """Two black stones far apart and one white stone captured: the counts fit, but no sequence reaches it
+    (a capture needs the capturer's stones around the captured one)."""
+    return prob.Problem((coords.to_lz(coords.from_gtp("K10")), coords.to_lz(coords.from_gtp("Q16"))), (), 1, 0)
+
+
 def corner_play(rng, moves: int, corner: int = 4):
     """Random legal play in the top-left ``corner`` x ``corner`` (Leela Zero indices, Black first): each
     move the first legal point of a random permutation; shorter where a side has no legal move."""
@@ -168,22 +173,6 @@ def test_hand_made_positions_are_answered_exactly(shipped, name):
     assert_answers(seq, problem)
     assert float(sequence_log_probs(shipped, seq).sum()) == pytest.approx(ll, abs=1e-9)
     assert stats.evaluations > 0 and stats.children >= stats.pruned
-
-
-@pytest.fixture(scope="module")
-def capture_games(pro2_usable):
-    """Real Fox pro games without handicap whose first 60 moves are legal, with no pass, and capture."""
-    out = []
-    for r in load_records(pro2_usable):
-        if r.handicap or r.setup_black or r.setup_white:
-            continue
-        moves = coords.from_sgf_string(r.moves)[:60]
-        if len(moves) < 60 or None in moves:
-            continue
-        if sum(goboard.replay(moves)[1]) > 0:
-            out.append([coords.to_lz(m) for m in moves])
-    assert len(out) > 20
-    return out
 
 
 @pytest.mark.parametrize("n", [30, 50])
@@ -541,7 +530,7 @@ def test_capture_free_positions_get_the_beams_orders(model, real_games, future):
 
 def test_a_position_no_sequence_reaches_is_not_answered(model):
     """Two black stones far apart cannot have captured a white stone: counts fit, the board does not."""
-    problem = prob.Problem((coords.to_lz(coords.from_gtp("K10")), coords.to_lz(coords.from_gtp("Q16"))), (), 1, 0)
+    problem = unreachable_problem()
     stats = prob.SearchStats()
     assert cap.search(model, [problem], width=8, stats=stats) == [None]
     assert stats.not_found == 1 and stats.backtracked == 1 and stats.unreachable == 1
@@ -1043,7 +1032,7 @@ def test_a_position_with_captures_is_searched_in_each_orientation(shipped, orien
 
 
 def test_a_position_no_sequence_reaches_is_proven_so_once_over_all_orientations(model):
-    problem = prob.Problem((coords.to_lz(coords.from_gtp("K10")), coords.to_lz(coords.from_gtp("Q16"))), (), 1, 0)
+    problem = unreachable_problem()
     stats = prob.SearchStats()
     cfg = SearchConfig(method="beam", beam_width=8, orientations="all")
     (found,) = dispatch.run(PositionEvaluator(model), [problem], cfg, stats=stats)
