@@ -684,10 +684,10 @@ def test_no_progress_is_shown_before_the_network_is_refused(tmp_path, caplog, ca
 
 
 def test_the_capture_search_shows_its_progress_in_network_evaluations(tmp_path, capsys):
-    """B B1, W A1, B A2 takes A1: 3 moves; width 4, the default's two passes (the second 4 times as wide),
+    """B B1, W A1, B A2 takes A1: 3 moves; width 4, the default's two passes (the second twice as wide),
     one more beam on the capture sites' last rung as wide as the second (the two passes end below the
-    ladder's third rung), patience 2: at most 4 x 3 x (1 + 4 + 4 + 2) = 132 a search, and the default
-    searches the board from both seats: 264."""
+    ladder's third rung), patience 2: at most 4 x 3 x (1 + 2 + 2 + 2) = 84 a search, and the default
+    searches the board from both seats: 168."""
     pos = tmp_path / "pos.sgf"
     pos.write_text("(;GM[1]FF[4]SZ[19]AB[bs][ar])")  # B1 (bs) and A2 (ar)
     out = tmp_path / "o.sgf"
@@ -697,7 +697,7 @@ def test_the_capture_search_shows_its_progress_in_network_evaluations(tmp_path, 
     )
     assert code == 0
     err = capsys.readouterr().err
-    assert "infer (network evaluations, at most)" in err and "/264 " in err, err
+    assert "infer (network evaluations, at most)" in err and "/168 " in err, err
     moves = sgf_points(sgf.Sgf_game.from_bytes(out.read_bytes()))
     assert sorted(moves[::2]) == [("b", "ar"), ("b", "bs")] and moves[1] == ("w", "as")
 

@@ -62,9 +62,9 @@ def test_quality_presets_and_options_that_override_them():
     assert S.DEFAULT_QUALITY == "fast"
     default = parsed()
     assert (default.method, default.beam_width, default.beam_future, default.orientations) == ("beam", 32, 1.0, "seats")
-    # With captures, two passes, the second 4 x 32 = 128 wide where the first found nothing and 2 x 32 = 64
+    # With captures, two passes, the second 2 x 32 = 64 wide where the first found nothing and 2 x 32 = 64
     # within the capture plan of the order it found.
-    assert (default.beam_passes, default.beam_widen, default.beam_widen_found, default.patience) == (2, 4, 2, 2)
+    assert (default.beam_passes, default.beam_widen, default.beam_widen_found, default.patience) == (2, 2, 2, 2)
     assert parsed("--quality", "fast") == default
     paper = parsed("--quality", "paper")
     assert paper == S.SearchConfig()
@@ -81,8 +81,8 @@ def test_quality_presets_and_options_that_override_them():
     assert (good.beam_passes, good.beam_widen, good.beam_widen_found) == (1, 1, 1)
     assert (parsed("--beam-passes", "3").beam_passes, parsed("--beam-widen", "2").beam_widen) == (3, 2)
     # The preset's widening stays within the widest beam (4,096) a wider --beam-width leaves room for:
-    # 4 x 1,024 = 4,096, but 4,096 // 2,000 = 2 and 4,096 // 4,096 = 1; a --beam-widen given is kept (and checked).
-    assert [parsed("--beam-width", w).beam_widen for w in ("1024", "2000", "4096")] == [4, 2, 1]
+    # 2 x 2,048 = 4,096, but 4,096 // 3,000 = 1 and 4,096 // 4,096 = 1; a --beam-widen given is kept (and checked).
+    assert [parsed("--beam-width", w).beam_widen for w in ("2048", "3000", "4096")] == [2, 1, 1]
     assert parsed("--beam-width", "4096", "--beam-widen", "3").beam_widen == 3
     # The same for the widening within a plan: 2 x 2,000 = 4,000, but 4,096 // 4,096 = 1.
     assert [parsed("--beam-width", w).beam_widen_found for w in ("2000", "4096")] == [2, 1]

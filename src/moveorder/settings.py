@@ -339,7 +339,7 @@ QUALITIES: Dict[str, Tuple[str, Dict[str, object]]] = {
             "beam_future": 1.0,
             "orientations": "seats",
             "beam_passes": 2,
-            "beam_widen": 4,
+            "beam_widen": 2,
             "beam_widen_found": 2,
             "capture_merge": "board",
         },
