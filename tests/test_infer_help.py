@@ -79,7 +79,7 @@ def test_quality_presets_and_options_that_override_them():
     assert parsed("--orientations", "all").orientations == "all"
     assert parsed("--quality", "good").orientations == "seats"
     assert (good.beam_passes, good.beam_widen, good.beam_widen_found) == (1, 1, 1)
-    assert (parsed("--beam-passes", "3").beam_passes, parsed("--beam-widen", "2").beam_widen) == (3, 2)
+    assert (parsed("--beam-passes", "3").beam_passes, parsed("--beam-widen", "3").beam_widen) == (3, 3)
     # The preset's widening stays within the widest beam (4,096) a wider --beam-width leaves room for:
     # 2 x 2,048 = 4,096, but 4,096 // 3,000 = 1 and 4,096 // 4,096 = 1; a --beam-widen given is kept (and checked).
     assert [parsed("--beam-width", w).beam_widen for w in ("2048", "3000", "4096")] == [2, 1, 1]
