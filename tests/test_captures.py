@@ -536,6 +536,29 @@ def test_a_position_no_sequence_reaches_is_not_answered(model):
     assert stats.not_found == 1 and stats.backtracked == 1 and stats.unreachable == 1
 
 
+@pytest.mark.parametrize("max_beams", [5, 12])
+def test_backtracking_stops_after_its_budget_of_beams_each_one_network_call(shipped, max_beams):
+    """Backtracking's budget counts beams, one network call each however few prefixes it holds (a call
+    costs a padded batch), not evaluations: on the 32-move ko fight, which a narrow beam cannot finish
+    within 12 beams (32 are needed on the way down), exactly ``max_beams`` calls are made, counted at the
+    network, and the search gives up without a proof."""
+    problem = problem_of(sgf_moves(HAND_MADE["ko fight"]))
+    calls = []
+    real = shipped.probs_of_planes
+
+    def counted(planes):
+        calls.append(planes.shape[0])
+        return real(planes)
+
+    shipped.probs_of_planes = counted
+    try:
+        assert cap.backtrack(shipped, problem, 4, 1.0, max_beams) == (None, False)
+    finally:
+        del shipped.probs_of_planes
+    assert len(calls) == max_beams
+    assert max(calls) <= 4 and sum(calls) > max_beams  # beams of up to 4 prefixes, more than one a beam
+
+
 @pytest.mark.parametrize(
     "black, white, prisoners, reason",
     [

@@ -200,7 +200,7 @@ class SearchConfig:
     #: 0: by log-likelihood alone (the plain beam).
     beam_future: float = 1.0
     #: Positions with captures (moveorder.search.captures.search): where the beam finds no sequence, backtracking
-    #: may spend this many times the beam's network evaluations; 0: none.
+    #: may evaluate this many times as many beams as one pass (one network call each); 0: none.
     patience: int = 2
     #: Positions with captures (moveorder.search.captures.search): the beam is run this many times; a pass after
     #: the first starts from the earlier passes' stone estimates and keeps each doomed stone to the capture
@@ -288,7 +288,7 @@ MAX_MOVES = 400
 MAX_BEAM_WIDTH = 4096
 #: Runs of the capture beam; each costs one beam's evaluations.
 MAX_BEAM_PASSES = 16
-#: Backtracking budget, in beams' evaluations.
+#: Backtracking budget, in passes' beams.
 MAX_PATIENCE = 100
 #: Annealing iterations a trial: 500 times the paper's 20,000 for 40 moves.
 MAX_ITERATIONS = 10_000_000

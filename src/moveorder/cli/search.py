@@ -84,8 +84,8 @@ def _beam_options(parser: argparse.ArgumentParser, d: S.SearchConfig) -> None:
         "--patience",
         0,
         d.patience,
-        "positions with captures: where the beam finds no sequence, backtracking may spend this many "
-        "times the beam's network evaluations; 0: none (default: %(default)s)",
+        "positions with captures: where the beam finds no sequence, backtracking may evaluate this many "
+        "times as many beams as one pass (one network call each); 0: none (default: %(default)s)",
     )
     whole(
         parser,
@@ -226,7 +226,7 @@ def _check_infer_options(args: argparse.Namespace, cfg: argparse.Namespace) -> N
             S.max_beam_widen(cfg.beam_width),
             f"--beam-width {cfg.beam_width} times it is at most {S.MAX_BEAM_WIDTH}, the widest beam",
         ),
-        ("--patience", args.patience, 0, S.MAX_PATIENCE, "backtracking's budget, in beams' evaluations"),
+        ("--patience", args.patience, 0, S.MAX_PATIENCE, "backtracking's budget, in passes' beams"),
         ("--cache-size", args.cache_size, 0, S.MAX_CACHE_SLOTS, "1.4 kB a slot, allocated at once: about 5.9 GB"),
         ("--max-batch", args.max_batch, 1, S.MAX_BATCH, "every network call is padded to it"),
     ]

@@ -169,7 +169,7 @@ def backtrack(
     problem: Problem,
     width: int,
     future: float,
-    max_evaluations: int,
+    max_beams: int,
     stats: Optional[SearchStats] = None,
     meter: Optional["EvaluationMeter"] = None,
     merge: str = _DEFAULTS.capture_merge,
@@ -184,12 +184,15 @@ def backtrack(
     prefix was tried (no layer gave up with children untried), so no legal sequence reaches the position (up to the
     merge, which keeps one of two prefixes with the same last 8 boards, or with ``merge`` board the same
     board, even where their earlier positions differ for superko); ``(None, False)``
-    means ``max_evaluations`` network evaluations were spent first.  ``meter``: told of every evaluation.
+    means ``max_beams`` beams were evaluated first (at most ``width`` network evaluations each).  The
+    budget counts beams, not evaluations: where the beam is dying a beam holds a few prefixes, and the
+    network's call for it costs a whole batch all the same (:class:`moveorder.nets.likelihood.PolicyLikelihood`
+    pads every call to one size), so a budget of evaluations would let the network work several times what it
+    counts.  ``meter``: told of every evaluation.
     """
     target = Target(problem)
     estimate = no_estimates()
     dead: Dict[int, set] = {}
-    start = likelihood.evaluations
 
     def layer_of(beam: List[Prefix], i: int) -> Layer:
         lp = position_log_probs(likelihood, [p.hist for p in beam], i % 2 == 0)[:, :POINTS]
@@ -200,6 +203,7 @@ def backtrack(
         return layer
 
     layers = [layer_of([root()], 0)]
+    beams = 1
     complete = True
     while layers:
         layer = layers[-1]
@@ -217,9 +221,10 @@ def backtrack(
             continue
         if layer.last:
             return (kept[0].moves, kept[0].ll), False
-        if likelihood.evaluations - start >= max_evaluations:
+        if beams >= max_beams:
             return None, False
         layers.append(layer_of(kept, layer.i + 1))
+        beams += 1
     return None, complete
 
 
@@ -254,8 +259,8 @@ def search(
     later pass a problem not answered yet on the next, and where the passes end below the last rung,
     one more beam (of a later pass's width) searches the problems not answered on the last.  A
     problem none of these found anything for is searched again
-    by :func:`backtrack`, with up to ``patience`` times one pass's evaluations
-    (``patience x width x moves``).  ``stats.unreachable`` counts the problems
+    by :func:`backtrack`, with up to ``patience`` times one pass's beams
+    (``patience x moves``, each at most ``width`` evaluations).  ``stats.unreachable`` counts the problems
     proven to have no sequence.
 
     ``orders`` (a list): set to each problem's ``keep`` likeliest distinct
@@ -373,12 +378,10 @@ def _pass_groups(
 
 
 def _backtrack_counted(likelihood, problem: Problem, width, future, patience, stats, meter, merge):
-    """:func:`backtrack` with ``patience`` times one pass's evaluations, its work added to ``stats``:
+    """:func:`backtrack` with ``patience`` times one pass's beams, its work added to ``stats``:
     the sequence found or None, and whether the search proved that none exists."""
     before = likelihood_counters(likelihood)
-    found, exhausted = backtrack(
-        likelihood, problem, width, future, patience * width * problem.moves, stats, meter, merge
-    )
+    found, exhausted = backtrack(likelihood, problem, width, future, patience * problem.moves, stats, meter, merge)
     if stats is not None:
         stats.backtracked += 1
         stats.unreachable += exhausted
