@@ -110,6 +110,21 @@ def climb(scorer: Scorer, order: List[int], budget: int, rng: random.Random, max
     return order, ll, proposals, legal, kept
 
 
+def players_in_seats(scorer: Scorer, arrangement) -> Tuple[Dict[int, Tuple[Optional[bytes], float]], float]:
+    """The players' order in each seat: ``{seat: (final board, log-likelihood)}``, and the likelier seat's
+    log-likelihood."""
+    actual = coords.sgf_to_lz(arrangement.actual)
+    as_played = {s: scorer.score(turn_points(actual, s)) for s in SEATS}
+    return as_played, max(ll for _, ll in as_played.values())
+
+
+def chosen_arrangements(path: str, ids: str) -> list:
+    """The arrangements of ``path`` (JSONL from select), only those of ``ids`` (comma-separated) if given."""
+    arrs = load_arrangements(Path(path))
+    wanted = set(ids.split(",")) if ids else None
+    return [a for a in arrs if wanted is None or a.id in wanted]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--arrangements", required=True, help="JSONL of arrangements (from select)")

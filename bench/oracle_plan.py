@@ -23,7 +23,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from moveorder.data.arrangements import load_arrangements
 from moveorder.go import coords
 from moveorder.nets import shipped
 from moveorder.nets.likelihood import PolicyLikelihood
@@ -34,7 +33,7 @@ from moveorder.search.plans import capture_plan
 from moveorder.search.problem import problem_of_arrangement
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from block_moves import SEATS, Scorer  # noqa: E402  (one scorer for the bench's long orders)
+from block_moves import SEATS, Scorer, chosen_arrangements, players_in_seats  # noqa: E402  (one scorer for the bench's long orders)
 
 
 def main() -> None:
@@ -47,10 +46,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    arrs = load_arrangements(Path(args.arrangements))
-    if args.ids:
-        wanted = set(args.ids.split(","))
-        arrs = [a for a in arrs if a.id in wanted]
+    arrs = chosen_arrangements(args.arrangements, args.ids)
     found = {r["id"]: r for r in map(json.loads, Path(args.results).read_text().splitlines()) if r.get("inferred")}
     likelihood = PolicyLikelihood.from_file(shipped.require(args.network), device="cpu", precision="float32")
     above = {"found": 0, "players' plan": 0}
@@ -58,8 +54,7 @@ def main() -> None:
         start = time.perf_counter()
         scorer = Scorer(likelihood)
         actual = coords.sgf_to_lz(a.actual)
-        as_played = {s: scorer.score(turn_points(actual, s)) for s in SEATS}  # (final board, likelihood)
-        players = max(ll for _, ll in as_played.values())
+        as_played, players = players_in_seats(scorer, a)
         inferred = coords.sgf_to_lz(found[a.id]["inferred"])
         searched = max(scorer.score(turn_points(inferred, s))[1] for s in SEATS)
         problem = problem_of_arrangement(a)

@@ -27,11 +27,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from moveorder.data.arrangements import load_arrangements
-from moveorder.go import coords
 from moveorder.nets import shipped
 from moveorder.nets.likelihood import PolicyLikelihood
-from moveorder.nets.networks import turn_points
 from moveorder.search import captures
 from moveorder.search.dispatch import turned
 from moveorder.search.layer import no_estimates
@@ -39,7 +36,7 @@ from moveorder.search.plans import SITE_LADDER, capture_plan
 from moveorder.search.problem import problem_of_arrangement
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from block_moves import SEATS, Scorer  # noqa: E402  (one scorer for the bench's long orders)
+from block_moves import SEATS, Scorer, chosen_arrangements, players_in_seats  # noqa: E402  (one scorer for the bench's long orders)
 
 
 def checked(scorer: Scorer, order, ll_search, final, where: str) -> float:
@@ -61,19 +58,14 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    arrs = load_arrangements(Path(args.arrangements))
-    if args.ids:
-        wanted = set(args.ids.split(","))
-        arrs = [a for a in arrs if a.id in wanted]
+    arrs = chosen_arrangements(args.arrangements, args.ids)
     big = PolicyLikelihood.from_file(shipped.require("tygem-6x128"), device="cpu", precision="float32")
     small = PolicyLikelihood.from_file(shipped.require("tygem"), device="cpu", precision="float32")
     counts = {"first pass found": 0, "proposer found": 0, "on or above": 0}
     for a in arrs:
         start = time.perf_counter()
         scorer = Scorer(big)
-        actual = coords.sgf_to_lz(a.actual)
-        as_played = {s: scorer.score(turn_points(actual, s)) for s in SEATS}  # (final board, likelihood)
-        players = max(ll for _, ll in as_played.values())
+        as_played, players = players_in_seats(scorer, a)
         problem = problem_of_arrangement(a)
         seats = [turned(problem, s) for s in SEATS]
         estimates = [no_estimates() for _ in SEATS]
