@@ -200,7 +200,7 @@ class SearchConfig:
     #: 0: by log-likelihood alone (the plain beam).
     beam_future: float = 1.0
     #: Positions with captures (moveorder.search.captures.search): where the beam finds no sequence, backtracking
-    #: may evaluate this many times as many beams as one pass (one network call each); 0: none.
+    #: may evaluate this many times as many beams as one pass; 0: none.
     patience: int = 2
     #: Positions with captures (moveorder.search.captures.search): the beam is run this many times; a pass after
     #: the first starts from the earlier passes' stone estimates and keeps each doomed stone to the capture

@@ -85,7 +85,7 @@ def _beam_options(parser: argparse.ArgumentParser, d: S.SearchConfig) -> None:
         0,
         d.patience,
         "positions with captures: where the beam finds no sequence, backtracking may evaluate this many "
-        "times as many beams as one pass (one network call each); 0: none (default: %(default)s)",
+        "times as many beams as one pass; 0: none (default: %(default)s)",
     )
     whole(
         parser,
