@@ -110,6 +110,16 @@ def climb(scorer: Scorer, order: List[int], budget: int, rng: random.Random, max
     return order, ll, proposals, legal, kept
 
 
+def checked(scorer: Scorer, order, ll_search, final, where: str) -> float:
+    """``order``'s log-likelihood under the scorer's network, after replaying it to ``final``."""
+    board, ll = scorer.score(order)
+    if board != final:
+        raise SystemExit(f"{where}: the order does not replay to the position")
+    if ll_search is not None and abs(ll - ll_search) > 0.01 * len(order):
+        raise SystemExit(f"{where}: the search's log-likelihood {ll_search:.2f} is not the order's {ll:.2f}")
+    return ll
+
+
 def players_in_seats(scorer: Scorer, arrangement) -> Tuple[Dict[int, Tuple[Optional[bytes], float]], float]:
     """The players' order in each seat: ``{seat: (final board, log-likelihood)}``, and the likelier seat's
     log-likelihood."""

@@ -33,7 +33,7 @@ from moveorder.search.plans import capture_plan
 from moveorder.search.problem import problem_of_arrangement
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from block_moves import SEATS, Scorer, chosen_arrangements, players_in_seats  # noqa: E402  (one scorer for the bench's long orders)
+from block_moves import SEATS, Scorer, checked, chosen_arrangements, players_in_seats  # noqa: E402  (one scorer for the bench's long orders)
 
 
 def main() -> None:
@@ -63,10 +63,7 @@ def main() -> None:
             kept = capture_beam(
                 likelihood, [turned(problem, s)], width=args.width, plans=[capture_plan(turn_points(actual, s))]
             )[0]
-            board, ll = scorer.score(kept[0][0]) if kept else (None, -np.inf)
-            if kept and (board != as_played[s][0] or abs(ll - kept[0][1]) > 0.01 * len(actual)):
-                raise SystemExit(f"{a.id}: seat {s}: the beam's order does not replay to the position as scored")
-            with_plan[s] = ll
+            with_plan[s] = checked(scorer, *kept[0], as_played[s][0], f"{a.id}: seat {s}") if kept else -np.inf
         above["found"] += searched >= players - 1e-9
         above["players' plan"] += max(with_plan.values()) >= players - 1e-9
         print(

@@ -36,17 +36,7 @@ from moveorder.search.plans import SITE_LADDER, capture_plan
 from moveorder.search.problem import problem_of_arrangement
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from block_moves import SEATS, Scorer, chosen_arrangements, players_in_seats  # noqa: E402  (one scorer for the bench's long orders)
-
-
-def checked(scorer: Scorer, order, ll_search, final, where: str) -> float:
-    """``order``'s log-likelihood under the scorer's network, after replaying it to ``final``."""
-    board, ll = scorer.score(order)
-    if board != final:
-        raise SystemExit(f"{where}: the order does not replay to the position")
-    if ll_search is not None and abs(ll - ll_search) > 0.01 * len(order):
-        raise SystemExit(f"{where}: the search's log-likelihood {ll_search:.2f} is not the order's {ll:.2f}")
-    return ll
+from block_moves import SEATS, Scorer, checked, chosen_arrangements, players_in_seats  # noqa: E402  (one scorer for the bench's long orders)
 
 
 def main() -> None:
@@ -76,11 +66,10 @@ def main() -> None:
         line = f"{a.id}: players' {players:.2f}"
         if any(first):
             counts["first pass found"] += 1
-            best = max((kept[0][1] for kept in first if kept))
+            best = max(kept[0][1] for kept in first if kept)
             print(f"{line}; the first pass found an order ({best:.2f}): the tool as before", flush=True)
             continue
         s0 = small.evaluations
-        orders: list = []
         proposed = captures.search(
             small,
             seats,
@@ -90,7 +79,6 @@ def main() -> None:
             beam_passes=2,
             beam_widen=4,
             merge="input",
-            orders=orders,
             groups=[0] * len(SEATS),
         )
         line += f"; 6x128 first pass {big.evaluations - e0} evaluations, none found"
