@@ -1,22 +1,20 @@
-"""Where the one-position tool's first pass finds no order in either seat, can a cheaper network propose
-the capture plan?  The shipped 4x32 ``tygem`` searches such a position as ``config/captures.yaml`` does,
-and the 6x128 then searches within the plan of the 4x32's order.
+"""Where the one-position tool's first pass finds no order in either seat, does a cheaper network's
+capture plan help?  The tool's search (``--quality fast``) run on each position twice, without a
+proposer and with one (``SearchConfig.capture_proposer``, :mod:`moveorder.search.captures`, "The
+proposer").
 
-    python bench/proposer.py --arrangements ARRS.jsonl [--ids ID,ID] [--width 32] [--plan-width 64]
-        [--threads 2]
+    python bench/proposer.py --arrangements ARRS.jsonl [--ids ID,ID] [--proposer tygem] [--patience 0]
+        [--no-without] [--threads 2]
 
-For each arrangement: the tool's first pass (``tygem-6x128``, the capture beam of ``--width`` over both
-seats, doomed stones on the capture sites, one prefix a board); where it found an order in a seat, the
-position is one the tool answers as before and the bench says so.  Where it found none, the proposer
-(``tygem``, a beam of ``--width`` over both seats, two passes, the second 4 times as wide, one prefix
-for each last 8 boards: captures.yaml's search) looks for an order; where it finds one, the 6x128's
-capture beam of ``--plan-width`` searches again in the proposer's likelier seat with the doomed stones
-held to that order's capture plan (:func:`moveorder.search.plans.capture_plan`), starting from the
-first pass's stone estimates.  Prints per arrangement the players' log-likelihood under the 6x128 (the
-likelier seat), the proposer's order rescored under the 6x128, the order within its plan, the
-evaluations of each network and the seconds; then how many are on or above the players'.  Every order
-is replayed on the board (captures, ko, superko) to the same final board, and rescored apart from the
-search, before it counts.
+Each run is the search ``moveorder infer`` makes (``tygem-6x128``, float32, both seats, the ``fast``
+preset), through :func:`moveorder.search.dispatch.run`, with ``--patience`` (0: no backtracking, whose
+budget would dominate the time where the passes find nothing).  Prints per arrangement and run: the
+players' log-likelihood under the 6x128 (the likelier seat), the order found, the evaluations of the
+6x128 and of the proposer, and the seconds; then, per run, how many orders were found and how many are
+on or above the players'.  Every order is replayed on the board (captures, ko, superko) to the same
+final board and rescored apart from the search before it counts.  The proposer acts only where the
+first pass finds nothing in either seat, so ``--ids`` names such positions (elsewhere both runs are
+the same search); ``--no-without``: the run with the proposer alone.
 """
 
 import argparse
@@ -24,16 +22,14 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from moveorder.nets import shipped
-from moveorder.nets.likelihood import PolicyLikelihood
-from moveorder.search import captures
-from moveorder.search.dispatch import turned
-from moveorder.search.layer import no_estimates
-from moveorder.search.plans import SITE_LADDER, capture_plan
-from moveorder.search.problem import problem_of_arrangement
+from moveorder.nets.likelihood import PolicyLikelihood, evaluator_over
+from moveorder.nets.networks import turn_points
+from moveorder.search import dispatch
+from moveorder.search.problem import SearchStats, problem_of_arrangement
+from moveorder.settings import quality_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from block_moves import SEATS, Scorer, checked, chosen_arrangements, players_in_seats  # noqa: E402  (one scorer for the bench's long orders)
@@ -43,71 +39,44 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--arrangements", required=True, help="JSONL of arrangements with captures (from select)")
     ap.add_argument("--ids", default="", help="only these arrangements (comma-separated ids)")
-    ap.add_argument("--width", type=int, default=32, help="the first pass's width, and the proposer's")
-    ap.add_argument("--plan-width", type=int, default=64, help="the 6x128's width within the proposer's plan")
+    ap.add_argument("--proposer", default="tygem", help="the shipped network that proposes (default: tygem)")
+    ap.add_argument("--patience", type=int, default=0, help="backtracking's patience in both runs (default: 0)")
+    ap.add_argument(
+        "--without", action=argparse.BooleanOptionalAction, default=True, help="run the search without a proposer too"
+    )
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     arrs = chosen_arrangements(args.arrangements, args.ids)
     big = PolicyLikelihood.from_file(shipped.require("tygem-6x128"), device="cpu", precision="float32")
-    small = PolicyLikelihood.from_file(shipped.require("tygem"), device="cpu", precision="float32")
-    counts = {"first pass found": 0, "proposer found": 0, "on or above": 0}
+    runs = ("none", args.proposer) if args.without else (args.proposer,)
+    counts = {run: {"found": 0, "on or above": 0, "seconds": 0.0} for run in runs}
     for a in arrs:
-        start = time.perf_counter()
         scorer = Scorer(big)
         as_played, players = players_in_seats(scorer, a)
         problem = problem_of_arrangement(a)
-        seats = [turned(problem, s) for s in SEATS]
-        estimates = [no_estimates() for _ in SEATS]
-        e0 = big.evaluations
-        first = captures.capture_beam(
-            big, seats, args.width, estimates=estimates, sites=[SITE_LADDER[0]] * len(SEATS), merge="board"
-        )
-        line = f"{a.id}: players' {players:.2f}"
-        if any(first):
-            counts["first pass found"] += 1
-            best = max(kept[0][1] for kept in first if kept)
-            print(f"{line}; the first pass found an order ({best:.2f}): the tool as before", flush=True)
-            continue
-        s0 = small.evaluations
-        proposed = captures.search(
-            small,
-            seats,
-            args.width,
-            1.0,
-            0,
-            beam_passes=2,
-            beam_widen=4,
-            merge="input",
-            groups=[0] * len(SEATS),
-        )
-        line += f"; 6x128 first pass {big.evaluations - e0} evaluations, none found"
-        tries = [(j, r) for j, r in enumerate(proposed) if r is not None]
-        if not tries:
+        for run in runs:
+            cfg = quality_config("fast", {"patience": args.patience, "capture_proposer": run})
+            stats = SearchStats()
+            start = time.perf_counter()
+            found = dispatch.run(evaluator_over(big), [problem], cfg, stats=stats)[0]
+            seconds = time.perf_counter() - start
+            ll = None
+            if found.orders:
+                order, ll_search = found.orders[0]
+                checked(scorer, order, None, as_played[SEATS[0]][0], f"{a.id}: proposer {run}")
+                ll = max(scorer.score(turn_points(order, s))[1] for s in SEATS)
+                if abs(ll - ll_search) > 0.01 * len(order):
+                    raise SystemExit(f"{a.id}: the search's {ll_search:.2f} is not the order's {ll:.2f}")
+                counts[run]["found"] += 1
+                counts[run]["on or above"] += ll >= players - 1e-9
+            counts[run]["seconds"] += seconds
             print(
-                f"{line}; the proposer none ({small.evaluations - s0} evaluations); "
-                f"{time.perf_counter() - start:.0f} s",
+                f"{a.id}: proposer {run}: players' {players:.2f}, found "
+                f"{'none' if ll is None else f'{ll:.2f}'}; {stats.evaluations} evaluations of the 6x128, "
+                f"{stats.proposer_evaluations} of the proposer; {seconds:.0f} s",
                 flush=True,
             )
-            continue
-        counts["proposer found"] += 1
-        j, (order, _) = max(tries, key=lambda t: t[1][1])
-        rescored = checked(scorer, order, None, as_played[SEATS[j]][0], f"{a.id}: the proposer's order")
-        e1 = big.evaluations
-        kept = captures.capture_beam(
-            big, [seats[j]], args.plan_width, estimates=[estimates[j]], plans=[capture_plan(order)], merge="board"
-        )[0]
-        within = -np.inf
-        if kept:
-            within = checked(scorer, kept[0][0], kept[0][1], as_played[SEATS[j]][0], f"{a.id}: within the plan")
-        best = max(rescored, within)
-        counts["on or above"] += best >= players - 1e-9
-        print(
-            f"{line}; the proposer (seat {SEATS[j]}, {small.evaluations - s0} evaluations) {rescored:.2f} under "
-            f"the 6x128; within its plan at W {args.plan_width} {within:.2f} ({big.evaluations - e1} evaluations); "
-            f"{time.perf_counter() - start:.0f} s",
-            flush=True,
-        )
     print(f"of {len(arrs)}: {counts}", file=sys.stderr)
 
 

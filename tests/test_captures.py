@@ -21,7 +21,7 @@ import torch
 from moveorder.go import board as goboard
 from moveorder.go import coords
 from moveorder.nets.features import board_history_planes
-from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
+from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator, evaluator_over
 from moveorder.search import captures as cap
 from moveorder.search import dispatch, prunes
 from moveorder.search import layer as capture_layer
@@ -1123,6 +1123,89 @@ def test_a_capture_off_the_sites_is_answered_on_the_last_rung(shipped, passes):
     (found,) = cap.search(shipped, [problem], width=64, patience=0, beam_passes=passes, beam_widen=2)
     assert found is not None
     assert_answers(found[0], problem)
+
+
+def test_a_proposer_plans_the_captures_where_the_first_pass_found_no_order(shipped, monkeypatch):
+    """``proposer``: where the first pass found an order for no orientation of a position (OFF_THE_SITES:
+    a capture off the sites), the proposer's own search runs over its orientations only, and the pass
+    after the first searches the orientation of the proposer's likeliest order within that order's
+    capture plan (the points sgfmill's replay of it captures, each colour's) and the other orientation as
+    before; a position answered in the first pass is not proposed for.  The orders found replay to the
+    position (sgfmill)."""
+    off = problem_of(sgf_moves(OFF_THE_SITES))
+    easy = problem_of(gtp_moves("D4 T1 Q16 D16 S1 C3 T2 R17 C17 Q3 R4 K10"))  # T2 takes T1, at 12 moves too
+    problems = [dispatch.turned(p, s) for p in (off, easy) for s in (0, 3)]
+    groups = [0, 0, 1, 1]
+    proposer = PolicyLikelihood.from_file("tygem", device="cpu")
+    calls, proposals = [], []
+    real, real_search = cap.capture_beam, cap.search
+
+    def spy(likelihood, batch, width, *args, **kwargs):
+        out = real(likelihood, batch, width, *args, **kwargs)
+        if likelihood is shipped:
+            plans = kwargs.get("plans") or [None] * len(batch)
+            calls.append(([problems.index(p) for p in batch], width, plans, out))
+        return out
+
+    def spy_search(likelihood, batch, *args, **kwargs):
+        out = real_search(likelihood, batch, *args, **kwargs)
+        if likelihood is proposer:
+            proposals.append(([problems.index(p) for p in batch], kwargs.get("groups"), out))
+        return out
+
+    monkeypatch.setattr(cap, "capture_beam", spy)
+    monkeypatch.setattr(cap, "search", spy_search)
+    stats = prob.SearchStats()
+    found = real_search(
+        shipped, problems, width=16, patience=0, beam_passes=2, beam_widen=2, beam_widen_found=2,
+        groups=groups, proposer=proposer, stats=stats,
+    )  # fmt: skip
+    first = calls[0][3]
+    assert calls[0][0] == [0, 1, 2, 3] and not first[0] and not first[1] and (first[2] or first[3])
+    assert [(members, g) for members, g, _ in proposals] == [([0, 1], [0, 0])]  # the unanswered position only
+    proposed = proposals[0][2]
+    j = max((a for a in (0, 1) if proposed[a] is not None), key=lambda a: proposed[a][1])
+    order = proposed[j][0]
+    assert_answers(order, problems[j])
+    positions, _ = replay(order)
+    gone = {(c, coords.to_lz(p)) for before, after in zip(positions, positions[1:]) for c, p in before - after}
+    plan = {(goboard.BLACK if c == "b" else goboard.WHITE, k) for c, k in gone}
+    second = [(a, w, p) for members, w, plans, _ in calls[1:2] for a, w, p in zip(members, [w] * 9, plans)]
+    assert (j, 32, tuple(sorted(plan))) in second  # the proposed plan, twice as wide
+    assert (1 - j, 32, None) in second  # the other orientation as before (beam_widen 2)
+    assert stats.proposer_evaluations == proposer.evaluations > 0
+    assert found[0] is not None or found[1] is not None
+    for problem, r in zip(problems, found):
+        if r is not None:
+            assert_answers(r[0], problem)
+
+
+def test_the_proposer_is_the_shipped_network_and_stops_where_the_search_is_stopped():
+    """``capture_proposer`` tygem: the dispatcher's proposer is the shipped 4x32 (its weights' shapes), on
+    the search network's device, and each of its calls first calls the search network's ``on_batch``
+    with 0, so a search stopped there (the page's cancel) stops inside the proposer's search too."""
+    off = problem_of(sgf_moves(OFF_THE_SITES))
+    main = PolicyLikelihood.from_file("tygem-6x128", device="cpu")
+    cfg = SearchConfig(method="beam", beam_width=8, beam_passes=2, patience=0, capture_proposer="tygem")
+    proposer = dispatch.proposer_of("tygem", main)
+    assert (proposer.net.blocks_n, proposer.net.filters, proposer.device) == (4, 32, main.device)
+    assert dispatch.proposer_of("none", main) is None
+
+    class Stopped(Exception):
+        pass
+
+    seen = []
+
+    def on_batch(k):
+        seen.append(k)
+        if k == 0:
+            raise Stopped
+
+    main.on_batch = on_batch
+    with pytest.raises(Stopped):
+        dispatch.run(evaluator_over(main), [off], cfg)
+    assert seen[-1] == 0 and all(k > 0 for k in seen[:-1])  # the first pass's calls, then the proposer's first
+    assert proposer.evaluations == 0  # stopped before its first call
 
 
 def _open_sides_on_sgfmill(moves_lz, colour_name, point):

@@ -111,6 +111,10 @@ def test_anneal_config_refuses_each_bad_value_with_its_message():
         "beam_passes": ({"beam_passes": 0}, "^beam_passes 0: expected at least 1$"),
         "beam_widen": ({"beam_widen": 0}, "^beam_widen 0: expected at least 1$"),
         "schedule": ({"schedule": "cubic"}, "^schedule 'cubic': expected one of "),
+        "capture_proposer": (
+            {"capture_proposer": "leela"},
+            "^capture_proposer 'leela': expected none or a shipped network \\(tygem, tygem-6x128\\)$",
+        ),
     }
     for kw, message in refused.values():
         with pytest.raises(ValueError, match=message):
@@ -215,6 +219,10 @@ def test_a_beam_runs_folder_names_the_capture_search_and_no_annealing_setting():
     assert label(inference={**INFERENCE, "capture_merge": "board"}) == "beam32f1-pat2-pass2-widen4-mergeboard"
     assert label(inference={**INFERENCE, "capture_merge": "input"}) == label()
     assert label(captures=False, inference={**INFERENCE, "capture_merge": "board"}) == "beam32f1"  # never read there
+    # the proposer: named where set and read (two passes or more: it proposes for the pass after the first)
+    assert label(inference={**INFERENCE, "capture_proposer": "tygem"}) == "beam32f1-pat2-pass2-widen4-proptygem"
+    assert label(inference={**INFERENCE, "capture_proposer": "none"}) == label()
+    assert label(n=40, inference={**INFERENCE, "capture_proposer": "tygem"}) == "beam128f1-pat2-pass1"
     # the orientations searched: named where other than the board as given (older folders keep their names)
     assert label(run={**RUN, "orientations": "given"}) == label()
     assert label(run={**RUN, "orientations": "seats"}) == "beam32f1-turnseats-pat2-pass2-widen4"

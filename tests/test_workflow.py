@@ -540,6 +540,9 @@ def test_a_runs_folder_changes_with_what_changes_its_orders_and_only_with_that(t
     assert all("--capture-merge input" in c for c in cmds + cmds2)
     board, cmds = folders(beam_widen=4, capture_merge="board")  # merged by board: a folder of its own
     assert board == {"beam16f1-pat0-pass2-widen4-mergeboard"} and all("--capture-merge board" in c for c in cmds)
+    assert all("--capture-proposer none" in c for c in cmds + cmds2)
+    prop, cmds = folders(beam_widen=4, capture_proposer="tygem")  # a proposer: a folder of its own
+    assert prop == {"beam16f1-pat0-pass2-widen4-proptygem"} and all("--capture-proposer tygem" in c for c in cmds)
     # the beam reads no annealing setting: its folder and its command's search are the same
     assert folders(beam_widen=2, iterations={40: 1000}, trials=2, neighbour="swp2")[0] == widen2
 

@@ -110,6 +110,9 @@ def run_identity(run: Mapping, n: int, inference: Mapping, policy: Mapping, capt
         merge = inference.get("capture_merge", "input")
         if merge != "input":  # named only where it is set, as beam_widen_found
             ident["capture_merge"] = merge
+        proposer = inference.get("capture_proposer", "none")
+        if proposer != "none" and passes > 1:  # named only where it is set and acts (after the first pass)
+            ident["capture_proposer"] = proposer
     if method == "beam" and not captures and int(inference.get("calibration") or 0) > 0:
         ident["calibration"] = int(inference["calibration"])
     if method in ("anneal", "beam+anneal"):
@@ -139,7 +142,8 @@ def run_label(ident: Mapping) -> str:
     ``beam128f1`` (the ranked beam, width 128, future weight 1), ``beam32f1-turnseats`` (the same over the board
     as given and half a turn; ``turnall``: its 8 orientations), ``beam32f1-pat0-pass2-widen4`` (the capture
     search's settings; the widening only with more than one pass; ``-found2`` a later pass twice as wide
-    within the plan of the order found; ``-mergeboard`` prefixes with the same board merged),
+    within the plan of the order found; ``-mergeboard`` prefixes with the same board merged; ``-proptygem``
+    the shipped ``tygem`` proposing capture plans),
     ``beam32f1-turnseats-cal100`` (its
     chances fitted on 100 calibration games a set), ``anneal-greedy-mix-it5000-tr5-T1-0.1-geometric-seed0`` (the paper's annealing), ``beam128f1+anneal-mix-...``
     (annealing from the beam's orders); then ``-bfloat16``, ``-sym`` and
@@ -159,6 +163,8 @@ def run_label(ident: Mapping) -> str:
         parts.append(f"found{ident['beam_widen_found']}")
     if "capture_merge" in ident:
         parts.append(f"merge{ident['capture_merge']}")
+    if "capture_proposer" in ident:
+        parts.append(f"prop{ident['capture_proposer']}")
     if "calibration" in ident:
         parts.append(f"cal{ident['calibration']}")
     if method in ("anneal", "beam+anneal"):
@@ -216,6 +222,10 @@ class SearchConfig:
     #: is the same (the last 8 boards: nothing lost); ``board``, those with the same board whatever came
     #: before (the width goes to other boards; a continuation's probabilities may differ a little).
     capture_merge: str = "input"
+    #: Positions with captures: a shipped network (``tygem``: a 4x32 about 24 times cheaper a position) that
+    #: proposes where the captures go where the first pass found no order (captures.py, "The proposer");
+    #: ``none``: no proposer.  Used only with two passes or more.
+    capture_proposer: str = "none"
     #: The ranked beam: ``given`` searches the board as it is; ``seats`` as it is and turned half a
     #: turn (the board seen from either player's seat), ``all`` in each of its 8 orientations, in one
     #: beam of ``beam_width``, and turns the likeliest order back (beam.py, "The board's orientation").
@@ -242,6 +252,14 @@ class SearchConfig:
             raise ValueError(f"beam_widen_found {self.beam_widen_found}: expected at least 1")
         if self.capture_merge not in CAPTURE_MERGES:
             raise ValueError(f"capture_merge {self.capture_merge!r}: expected one of {CAPTURE_MERGES}")
+        if self.capture_proposer != "none":
+            from moveorder.nets import shipped  # a folder of weights files: no torch
+
+            if self.capture_proposer not in shipped.names():
+                raise ValueError(
+                    f"capture_proposer {self.capture_proposer!r}: expected none or a shipped network "
+                    f"({', '.join(shipped.names())})"
+                )
         if self.orientations not in ORIENTATIONS:
             raise ValueError(f"orientations {self.orientations!r}: expected one of {tuple(ORIENTATIONS)}")
         if self.orientations != "given" and self.method != "beam":

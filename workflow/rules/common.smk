@@ -312,7 +312,7 @@ def run_args(wildcards):
             method_args(ident),
             f"--iterations {iterations} --trials {get('trials')} --init {init}",
             f"--neighbour {get('neighbour')} --t-start {get('t_start')} --t-end {get('t_end')} --schedule {get('schedule')}",
-            f"--patience {get('patience')} --beam-passes {ident.get('beam_passes', 1)} --beam-widen {ident.get('beam_widen', 1)} --beam-widen-found {ident.get('beam_widen_found', 1)} --capture-merge {ident.get('capture_merge', 'input')}",
+            f"--patience {get('patience')} --beam-passes {ident.get('beam_passes', 1)} --beam-widen {ident.get('beam_widen', 1)} --beam-widen-found {ident.get('beam_widen_found', 1)} --capture-merge {ident.get('capture_merge', 'input')} --capture-proposer {ident.get('capture_proposer', 'none')}",
         ]
     )
 

@@ -120,6 +120,14 @@ def _beam_options(parser: argparse.ArgumentParser, d: S.SearchConfig) -> None:
         "count as one; board = those with the same board, whatever came before: the width goes to other "
         "boards (default: %(default)s)",
     )
+    parser.add_argument(
+        "--capture-proposer",
+        choices=("none", *shipped.names()),
+        default=d.capture_proposer,
+        help="positions with captures: a shipped network that proposes where the captures go where the first "
+        "pass found no order (tygem: the 4x32, about 24 times cheaper a position); the pass after it searches "
+        "within that plan; none: no proposer; with --beam-passes 2 or more (default: %(default)s)",
+    )
 
 
 def _annealing_options(parser: argparse.ArgumentParser, d: S.SearchConfig) -> None:

@@ -72,6 +72,16 @@ next, the last rung anywhere, and the search adds a beam on the last rung where 
 before it (:func:`search`).  Backtracking puts doomed stones anywhere, so its proof that no sequence exists
 holds.
 
+The proposer: where the first pass finds no order for any orientation of a position, the plan is what
+failed, and a cheaper network may find one (``proposer``, ``SearchConfig.capture_proposer``: the shipped
+4x32 ``tygem``, about 24 times cheaper a position than the 6x128).  It searches that position's
+orientations as ``config/captures.yaml`` does (two passes, the second 4 times as wide where the first found
+nothing, one prefix for each last 8 boards), and the pass after the first searches the orientation of its
+likeliest order within that order's capture plan, from the first pass's stone estimates, and the other
+orientations as before.  The proposer's own orders are not kept: under the stronger network they are far
+less likely than the orders found within their plans (docs/benchmarks.md, "Where the first pass finds
+nothing").
+
 The annealer and the exact solver handle capture-free positions only; the dispatcher
 (:func:`moveorder.search.dispatch.run`) refuses a position with prisoners for them, naming the method
 that can.  The positions' network input and the replay of a sequence are
@@ -95,6 +105,10 @@ from moveorder.search.prunes import Target
 from moveorder.settings import SearchConfig
 
 _DEFAULTS = SearchConfig()
+#: The proposer's own search (:func:`search`'s ``proposer``): ``config/captures.yaml``'s at 80 and 100 moves,
+#: two passes, the second 4 times as wide where the first found nothing.
+PROPOSER_PASSES = 2
+PROPOSER_WIDEN = 4
 BLACK, WHITE = goboard.BLACK, goboard.WHITE
 
 
@@ -245,6 +259,7 @@ def search(
     sites: Sequence[Optional[int]] = SITE_LADDER,
     groups: Optional[Sequence[int]] = None,
     merge: str = _DEFAULTS.capture_merge,
+    proposer: Optional[PolicyLikelihood] = None,
 ) -> List[Optional[Tuple[List[int], float]]]:
     """The best sequence found for each problem and its log-likelihood, or None where none was found.
 
@@ -277,6 +292,10 @@ def search(
     so far (ties: the first): the other members are searched no more (no later pass, no last rung, no
     backtracking).  None: each problem a group of its own.  ``merge``: which prefixes count as one,
     in every beam and in backtracking (:func:`moveorder.search.layer.merge_key`).
+
+    ``proposer``: a cheaper network that proposes a capture plan where the first pass found an order for
+    no member of a group (module docstring, "The proposer"); with one pass, or None, nothing is proposed.
+    Its evaluations are its own (``stats.proposer_evaluations``), outside the budget and ``progress``.
     """
     if beam_passes < 1:
         raise ValueError(f"beam_passes {beam_passes}: expected at least 1")
@@ -327,11 +346,15 @@ def search(
                 pool[a].extend(r)
         found = [_likelier(r, a[0] if a else None) for r, a in zip(found, again)]
 
+    proposed: List[Optional[tuple]] = [None] * len(problems)
     for k in range(beam_passes):
-        plans = None if k == 0 else [None if r is None else capture_plan(r[0]) for r in found]
+        if k == 1 and proposer is not None:
+            proposed = _proposed_plans(proposer, problems, group_of, found, width, future, stats)
+        plans = None if k == 0 else [capture_plan(r[0]) if r is not None else q for r, q in zip(found, proposed)]
         if k:
             rung = [min(len(sites) - 1, s + 1) if r is None else s for s, r in zip(rung, found)]
         run(_pass_groups(plans, searched, width, beam_widen, beam_widen_found, resting()), plans)
+        proposed = [None] * len(problems)  # a proposed plan is searched once, in the pass after the first
     rest = resting()
     last = [a for a, r in enumerate(found) if r is None and rung[a] < len(sites) - 1 and a not in rest]
     if last:  # the passes ended before the last rung: one beam there for the positions not answered
@@ -354,6 +377,48 @@ def search(
     if meter is not None:
         meter.finish()
     return found
+
+
+def _proposed_plans(
+    proposer: PolicyLikelihood,
+    problems: Sequence[Problem],
+    group_of: Sequence[int],
+    found: Sequence[Optional[Tuple[List[int], float]]],
+    width: int,
+    future: float,
+    stats: Optional[SearchStats],
+) -> List[Optional[tuple]]:
+    """Each problem's capture plan proposed by ``proposer`` (module docstring, "The proposer"), or None: for
+    every group whose members have no order yet, the proposer's own search (:data:`PROPOSER_PASSES` passes
+    of ``width``, the second :data:`PROPOSER_WIDEN` times as wide, one prefix for each last 8 boards) over its
+    members, and the plan of its likeliest order given to the member it was found for."""
+    answered = {g for g, r in zip(group_of, found) if r is not None}
+    asked = [a for a, g in enumerate(group_of) if g not in answered]
+    out: List[Optional[tuple]] = [None] * len(problems)
+    if not asked:
+        return out
+    before = proposer.evaluations
+    orders = search(
+        proposer,
+        [problems[a] for a in asked],
+        width,
+        future,
+        0,
+        beam_passes=PROPOSER_PASSES,
+        beam_widen=PROPOSER_WIDEN,
+        merge="input",
+        groups=[group_of[a] for a in asked],
+    )
+    best: dict = {}
+    for a, r in zip(asked, orders):
+        g = group_of[a]
+        if r is not None and (g not in best or r[1] > best[g][1][1]):
+            best[g] = (a, r)
+    for a, r in best.values():
+        out[a] = capture_plan(r[0])
+    if stats is not None:
+        stats.proposer_evaluations += proposer.evaluations - before
+    return out
 
 
 def _pass_groups(

@@ -22,11 +22,13 @@ adds its work to one :class:`moveorder.search.problem.SearchStats`, and reports 
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from moveorder.nets.likelihood import PositionEvaluator
+from moveorder.nets import shipped
+from moveorder.nets.likelihood import PolicyLikelihood, PositionEvaluator
 from moveorder.nets.networks import turn_points
 from moveorder.search import captures
 from moveorder.search.anneal import anneal, distinct_orders
@@ -162,6 +164,7 @@ def _captures(evaluator, problems: Sequence[Problem], cfg: SearchConfig, stats, 
         orders=orders,
         progress=progress,
         groups=[a for a in range(len(problems)) for _ in sym],
+        proposer=proposer_of(cfg.capture_proposer, evaluator.likelihood),
     )
     out = []
     for a in range(len(problems)):
@@ -177,6 +180,28 @@ def _captures(evaluator, problems: Sequence[Problem], cfg: SearchConfig, stats, 
     if stats is not None:
         stats.add(inner)
     return out
+
+
+def proposer_of(name: str, likelihood: PolicyLikelihood) -> Optional[PolicyLikelihood]:
+    """The shipped network ``name`` as a proposer for the capture search beside ``likelihood`` (on its
+    device, at its precision and batch), or None for ``none``; loaded once a process.  Before each of
+    its calls it calls ``likelihood``'s ``on_batch`` with 0, so that whatever stops a search there (the
+    page's cancel) stops the proposer's too, and its evaluations are not counted as ``likelihood``'s."""
+    if name == "none":
+        return None
+    proposer = _loaded(name, str(likelihood.device), likelihood.precision, likelihood.max_batch)
+
+    def relay(k: int) -> None:
+        if likelihood.on_batch is not None:
+            likelihood.on_batch(0)
+
+    proposer.on_batch = relay
+    return proposer
+
+
+@functools.lru_cache(maxsize=4)
+def _loaded(name: str, device: str, precision: str, max_batch: int) -> PolicyLikelihood:
+    return PolicyLikelihood.from_file(shipped.require(name), device=device, precision=precision, max_batch=max_batch)
 
 
 def _beam(evaluator, pairs, cfg: SearchConfig, stats, progress, keep: int) -> List[Found]:

@@ -200,6 +200,7 @@ class SearchStats:
     children: int = 0  # the capture search: children built
     pruned: int = 0  # of which pruned (illegal, or unable to reach the position)
     backtracked: int = 0  # problems the capture beam found nothing for, searched again by backtracking
+    proposer_evaluations: int = 0  # the capture search's proposer: positions its network evaluated
 
     def add(self, other: "SearchStats") -> None:
         """Add every counter of ``other``."""

@@ -141,6 +141,8 @@ def describe(network: str, cfg: SearchConfig, precision: str) -> str:
             passes = f", {cfg.beam_passes} passes{wider} (positions with captures)"
         if cfg.capture_merge == "board":
             passes += ", prefixes with the same board merged (positions with captures)"
+        if cfg.capture_proposer != "none" and cfg.beam_passes > 1:
+            passes += f", {cfg.capture_proposer} proposing capture plans (positions with captures)"
         turns = {"given": "", "seats": ", the board as given and half a turn", "all": ", the board's 8 orientations"}
         return (
             f"network {network}; beam search, width {cfg.beam_width}, future weight {cfg.beam_future:g}{passes}"
