@@ -1208,6 +1208,26 @@ def test_the_proposer_is_the_shipped_network_and_stops_where_the_search_is_stopp
     assert proposer.evaluations == 0  # stopped before its first call
 
 
+def test_the_one_position_tool_has_the_4x32_propose_unless_told(tmp_path):
+    """``moveorder infer``'s default (the fast preset) has the shipped 4x32 propose capture plans and says so
+    in the answer's settings; ``--capture-proposer none`` leaves it out.  On OFF_THE_SITES (no order on
+    the first pass's sites) the answer replays on sgfmill's board to the record's own final position and
+    prisoners either way."""
+    from helpers import make_sgf
+
+    rec = tmp_path / "corner.sgf"
+    rec.write_text(make_sgf([OFF_THE_SITES[k : k + 2] for k in range(0, len(OFF_THE_SITES), 2)]))
+    want = problem_of(sgf_moves(OFF_THE_SITES))
+    for extra, said in (([], True), (["--capture-proposer", "none"], False)):
+        out = tmp_path / f"ordered{len(extra)}.sgf"
+        assert infer_tool(rec, "--network", "tygem", "--precision", "float32", "-o", out, *extra) == 0
+        assert ("tygem proposing capture plans" in out.read_text()) == said
+        black, white, taken = replayed_by_sgfmill(out)
+        assert sorted(coords.to_lz(coords.from_sgf(m)) for m in black) == sorted(want.black)
+        assert sorted(coords.to_lz(coords.from_sgf(m)) for m in white) == sorted(want.white)
+        assert taken == (want.prisoners_black, want.prisoners_white) == (0, 3)
+
+
 def _open_sides_on_sgfmill(moves_lz, colour_name, point):
     """Neighbours of ``point`` (ours) not holding the other colour after ``moves_lz``, on sgfmill's board."""
     from sgfmill import boards

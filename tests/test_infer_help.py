@@ -65,6 +65,8 @@ def test_quality_presets_and_options_that_override_them():
     # With captures, two passes, the second 2 x 32 = 64 wide where the first found nothing and 2 x 32 = 64
     # within the capture plan of the order it found.
     assert (default.beam_passes, default.beam_widen, default.beam_widen_found, default.patience) == (2, 2, 2, 2)
+    # Where the first pass found no order, the 4x32 proposes where the captures go.
+    assert default.capture_proposer == "tygem" and parsed("--capture-proposer", "none").capture_proposer == "none"
     assert parsed("--quality", "fast") == default
     paper = parsed("--quality", "paper")
     assert paper == S.SearchConfig()
@@ -90,6 +92,7 @@ def test_quality_presets_and_options_that_override_them():
     # The annealing has no passes: --method anneal leaves the preset's at one, as it leaves its turns.
     anneal = parsed("--method", "anneal")
     assert (anneal.beam_passes, anneal.beam_widen, anneal.beam_widen_found) == (1, 1, 1)
+    assert (anneal.capture_proposer, good.capture_proposer) == ("none", "none")
     # Only the beam turns the board: the paper's annealing searches it as given, and says so if asked.
     with pytest.raises(ValueError, match="only the ranked beam"):
         parsed("--method", "anneal", "--orientations", "seats")

@@ -360,6 +360,7 @@ QUALITIES: Dict[str, Tuple[str, Dict[str, object]]] = {
             "beam_widen": 2,
             "beam_widen_found": 2,
             "capture_merge": "board",
+            "capture_proposer": "tygem",
         },
     ),
     "good": (
@@ -386,7 +387,14 @@ def quality_values(quality: str, values: Mapping[str, object]) -> Dict[str, obje
     defaults = {f.name: f.default for f in fields(SearchConfig) if f.name in QUALITY_SETTINGS}
     out = {**defaults, **QUALITIES[quality][1], **given}
     if out.get("method") != "beam":  # a preset's turns and passes are the beam's: SearchConfig's otherwise
-        for key in ("orientations", "beam_passes", "beam_widen", "beam_widen_found", "capture_merge"):
+        for key in (
+            "orientations",
+            "beam_passes",
+            "beam_widen",
+            "beam_widen_found",
+            "capture_merge",
+            "capture_proposer",
+        ):
             if key not in given:
                 out[key] = defaults[key]
     else:  # a preset's widening within the widest beam

@@ -391,7 +391,7 @@ def _player_options(parser: argparse.ArgumentParser) -> None:
         help="; ".join(f"{name}: {text}" for name, (text, _) in S.QUALITIES.items()),
     )
     research = parser.add_argument_group(
-        "research options (--quality sets --method, --beam-width, --beam-future, --orientations, --beam-passes, --beam-widen, --beam-widen-found, --capture-merge)"
+        "research options (--quality sets --method, --beam-width, --beam-future, --orientations, --beam-passes, --beam-widen, --beam-widen-found, --capture-merge, --capture-proposer)"
     )
     known = {a.dest for a in parser._actions}
     _search_options(parser)
