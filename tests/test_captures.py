@@ -1190,6 +1190,10 @@ def test_the_proposer_is_the_shipped_network_and_stops_where_the_search_is_stopp
     proposer = dispatch.proposer_of("tygem", main)
     assert (proposer.net.blocks_n, proposer.net.filters, proposer.device) == (4, 32, main.device)
     assert dispatch.proposer_of("none", main) is None
+    with pytest.raises(
+        ValueError, match=r"^capture_proposer 'leela': expected none or a shipped network \(tygem, tygem-6x128\)$"
+    ):
+        dispatch.proposer_of("leela", main)
 
     class Stopped(Exception):
         pass

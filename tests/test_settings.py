@@ -111,10 +111,6 @@ def test_anneal_config_refuses_each_bad_value_with_its_message():
         "beam_passes": ({"beam_passes": 0}, "^beam_passes 0: expected at least 1$"),
         "beam_widen": ({"beam_widen": 0}, "^beam_widen 0: expected at least 1$"),
         "schedule": ({"schedule": "cubic"}, "^schedule 'cubic': expected one of "),
-        "capture_proposer": (
-            {"capture_proposer": "leela"},
-            "^capture_proposer 'leela': expected none or a shipped network \\(tygem, tygem-6x128\\)$",
-        ),
     }
     for kw, message in refused.values():
         with pytest.raises(ValueError, match=message):

@@ -224,7 +224,8 @@ class SearchConfig:
     capture_merge: str = "input"
     #: Positions with captures: a shipped network (``tygem``: a 4x32 about 24 times cheaper a position) that
     #: proposes where the captures go where the first pass found no order (captures.py, "The proposer");
-    #: ``none``: no proposer.  Used only with two passes or more.
+    #: ``none``: no proposer.  Used only with two passes or more; the name is checked where the network is
+    #: loaded (moveorder.search.dispatch.proposer_of), and by the command line's and the schema's choices.
     capture_proposer: str = "none"
     #: The ranked beam: ``given`` searches the board as it is; ``seats`` as it is and turned half a
     #: turn (the board seen from either player's seat), ``all`` in each of its 8 orientations, in one
@@ -252,14 +253,6 @@ class SearchConfig:
             raise ValueError(f"beam_widen_found {self.beam_widen_found}: expected at least 1")
         if self.capture_merge not in CAPTURE_MERGES:
             raise ValueError(f"capture_merge {self.capture_merge!r}: expected one of {CAPTURE_MERGES}")
-        if self.capture_proposer != "none":
-            from moveorder.nets import shipped  # a folder of weights files: no torch
-
-            if self.capture_proposer not in shipped.names():
-                raise ValueError(
-                    f"capture_proposer {self.capture_proposer!r}: expected none or a shipped network "
-                    f"({', '.join(shipped.names())})"
-                )
         if self.orientations not in ORIENTATIONS:
             raise ValueError(f"orientations {self.orientations!r}: expected one of {tuple(ORIENTATIONS)}")
         if self.orientations != "given" and self.method != "beam":

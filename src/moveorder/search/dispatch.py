@@ -189,6 +189,10 @@ def proposer_of(name: str, likelihood: PolicyLikelihood) -> Optional[PolicyLikel
     page's cancel) stops the proposer's too, and its evaluations are not counted as ``likelihood``'s."""
     if name == "none":
         return None
+    if name not in shipped.names():
+        raise ValueError(
+            f"capture_proposer {name!r}: expected none or a shipped network ({', '.join(shipped.names())})"
+        )
     proposer = _loaded(name, str(likelihood.device), likelihood.precision, likelihood.max_batch)
 
     def relay(k: int) -> None:
