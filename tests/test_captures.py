@@ -1170,7 +1170,7 @@ def test_a_proposer_plans_the_captures_where_the_first_pass_found_no_order(shipp
     positions, _ = replay(order)
     gone = {(c, coords.to_lz(p)) for before, after in zip(positions, positions[1:]) for c, p in before - after}
     plan = {(goboard.BLACK if c == "b" else goboard.WHITE, k) for c, k in gone}
-    second = [(a, w, p) for members, w, plans, _ in calls[1:2] for a, w, p in zip(members, [w] * 9, plans)]
+    second = [(a, w, p) for members, w, plans, _ in calls[1:2] for a, p in zip(members, plans)]
     assert (j, 32, tuple(sorted(plan))) in second  # the proposed plan, twice as wide
     assert (1 - j, 32, None) in second  # the other orientation as before (beam_widen 2)
     assert stats.proposer_evaluations == proposer.evaluations > 0

@@ -346,15 +346,14 @@ def search(
                 pool[a].extend(r)
         found = [_likelier(r, a[0] if a else None) for r, a in zip(found, again)]
 
-    proposed: List[Optional[tuple]] = [None] * len(problems)
     for k in range(beam_passes):
-        if k == 1 and proposer is not None:
+        plans = None if k == 0 else [None if r is None else capture_plan(r[0]) for r in found]
+        if k == 1 and proposer is not None:  # a proposed plan is searched once, in the pass after the first
             proposed = _proposed_plans(proposer, problems, group_of, found, width, future, stats)
-        plans = None if k == 0 else [capture_plan(r[0]) if r is not None else q for r, q in zip(found, proposed)]
+            plans = [q if p is None else p for p, q in zip(plans, proposed)]
         if k:
             rung = [min(len(sites) - 1, s + 1) if r is None else s for s, r in zip(rung, found)]
         run(_pass_groups(plans, searched, width, beam_widen, beam_widen_found, resting()), plans)
-        proposed = [None] * len(problems)  # a proposed plan is searched once, in the pass after the first
     rest = resting()
     last = [a for a, r in enumerate(found) if r is None and rung[a] < len(sites) - 1 and a not in rest]
     if last:  # the passes ended before the last rung: one beam there for the positions not answered
