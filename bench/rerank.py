@@ -21,7 +21,7 @@ infer`` runs it, through :func:`moveorder.search.dispatch.run`), with ``--patien
    likelihood;
 4. with ``--check-visits V``: the orders chosen (and the players') judged again by KataGo at ``V``
    visits (``OUT/check-scores.csv``), so that the loss of a choice is not read off the very figures
-   that made it (the smallest of 16 noisy losses is below its order's true loss).
+   that made it (the smallest of 16 noisy losses tends to lie below its order's own).
 
 ``OUT/orders.jsonl`` already there is read back, not searched again.
 """
@@ -103,11 +103,11 @@ def choices(args, rows: Path, table: Path) -> None:
         rules[f"blend, weight {w}"] = d.loc[blend.groupby(d.position).idxmax()]
     check = None
     if args.check_visits:
-        chosen = pd.concat(rules.values()).drop_duplicates("id")
+        chosen = set(pd.concat(rules.values())["id"])
         check_rows, check_table = Path(args.out_dir) / "chosen.jsonl", Path(args.out_dir) / "check-scores.csv"
         with check_rows.open("w") as f:
             for line in rows.open():
-                if json.loads(line)["id"] in set(chosen["id"]):
+                if json.loads(line)["id"] in chosen:
                     f.write(line)
         score(args, check_rows, check_table, visits=args.check_visits, name="check-")
         check = pd.read_csv(check_table).set_index("id")
