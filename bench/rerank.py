@@ -111,13 +111,13 @@ def choices(args, rows: Path, table: Path) -> None:
                     f.write(line)
         score(args, check_rows, check_table, visits=args.check_visits, name="check-")
         check = pd.read_csv(check_table).set_index("id")
-    players = rules["likelihood (rank 0)"]
+    answers = rules["likelihood (rank 0)"]  # the search's own choices; their rows carry the players' loss
     print(
-        f"{d.position.nunique()} positions, {len(d)} orders; the players' loss {players.loss_actual.mean():.2f} a move"
+        f"{d.position.nunique()} positions, {len(d)} orders; the players' loss {answers.loss_actual.mean():.2f} a move"
     )
     if check is not None:
         print(
-            f"judged again at {args.check_visits} visits: the players' {check.loc[players.id].loss_actual.mean():.2f}"
+            f"judged again at {args.check_visits} visits: the players' {check.loc[answers.id].loss_actual.mean():.2f}"
         )
     print(
         f"| chosen by | loss a move | prefix | on/above | mean rank |{' loss judged again |' if check is not None else ''}"
