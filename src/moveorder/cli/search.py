@@ -160,8 +160,9 @@ def _network_options(parser: argparse.ArgumentParser, p: S.PolicyConfig) -> None
         "--cache-size",
         0,
         p.cache_size,
-        f"slots of the position cache, 1.4 kB each; 0: no cache (default: {S.CACHE_SLOTS} on a "
-        "CPU, where it pays; 0 on a GPU, where it is not measured yet)",
+        f"slots of the position cache, 1.4 kB each (the capture search keeps as many of the network's "
+        f"distributions); 0: no cache (default: {S.CACHE_SLOTS} on a CPU, where it pays; 0 on a GPU, "
+        "where it is not measured yet)",
     )
     parser.add_argument("--average-symmetries", action="store_true", help="mean of the 8 symmetries' softmax")
     parser.add_argument("--legal-only", action="store_true", help="renormalise over empty points and pass")

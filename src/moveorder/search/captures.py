@@ -97,12 +97,12 @@ import numpy as np
 from moveorder.go import board as goboard
 from moveorder.go.coords import POINTS
 from moveorder.nets.likelihood import PolicyLikelihood
-from moveorder.search.boards import position_log_probs
+from moveorder.search.boards import PositionMemo, position_log_probs
 from moveorder.search.layer import Layer, Prefix, no_estimates, root
 from moveorder.search.plans import SITE_LADDER, capture_plan
 from moveorder.search.problem import Problem, SearchStats, likelihood_counters
 from moveorder.search.prunes import Target
-from moveorder.settings import SearchConfig
+from moveorder.settings import CACHE_SLOTS, SearchConfig
 
 _DEFAULTS = SearchConfig()
 #: The proposer's own search (:func:`search`'s ``proposer``): ``config/captures.yaml``'s at 80 and 100 moves,
@@ -124,6 +124,7 @@ def capture_beam(
     meter: Optional["EvaluationMeter"] = None,
     sites: Optional[Sequence[Optional[int]]] = None,
     merge: str = _DEFAULTS.capture_merge,
+    memo: Optional[PositionMemo] = None,
 ) -> List[List[Tuple[List[int], float]]]:
     """The ``keep`` most likely sequences found for each problem, best first, with log-likelihoods.
 
@@ -136,7 +137,8 @@ def capture_beam(
     plan or None (module docstring, "Passes"); ``sites``: each problem's capture sites without a plan
     (:func:`moveorder.search.plans.capture_sites`'s ``open_sides``, None: anywhere; module docstring,
     "Sites"); all None if not given.  ``meter``: told of every evaluation.  ``merge``: which prefixes
-    count as one (:func:`moveorder.search.layer.merge_key`).
+    count as one (:func:`moveorder.search.layer.merge_key`).  ``memo``: the distributions the network has
+    given already (:class:`moveorder.search.boards.PositionMemo`), asked first and added to.
     """
     before = likelihood_counters(likelihood)
     lengths = {p.moves for p in problems}
@@ -155,7 +157,7 @@ def capture_beam(
         flat = [(a, p) for a, beam in enumerate(beams) for p in beam]
         if not flat:
             break
-        logp = position_log_probs(likelihood, [p.hist for _, p in flat], colour == BLACK)[:, :POINTS]
+        logp = position_log_probs(likelihood, [p.hist for _, p in flat], colour == BLACK, memo)[:, :POINTS]
         if meter is not None:
             meter.tick()
         row = 0
@@ -187,6 +189,7 @@ def backtrack(
     stats: Optional[SearchStats] = None,
     meter: Optional["EvaluationMeter"] = None,
     merge: str = _DEFAULTS.capture_merge,
+    memo: Optional[PositionMemo] = None,
 ) -> Tuple[Optional[Tuple[List[int], float]], bool]:
     """Beam search that backtracks where its beam dies (beam-stack search, without its bound).
 
@@ -202,14 +205,14 @@ def backtrack(
     budget counts beams, not evaluations: where the beam is dying a beam holds a few prefixes, and the
     network's call for it costs a whole batch all the same (:class:`moveorder.nets.likelihood.PolicyLikelihood`
     pads every call to one size), so a budget of evaluations would let the network work several times what it
-    counts.  ``meter``: told of every evaluation.
+    counts.  ``meter``: told of every evaluation; ``memo``: as :func:`capture_beam`'s.
     """
     target = Target(problem)
     estimate = no_estimates()
     dead: Dict[int, set] = {}
 
     def layer_of(beam: List[Prefix], i: int) -> Layer:
-        lp = position_log_probs(likelihood, [p.hist for p in beam], i % 2 == 0)[:, :POINTS]
+        lp = position_log_probs(likelihood, [p.hist for p in beam], i % 2 == 0, memo)[:, :POINTS]
         if meter is not None:
             meter.tick()
         layer = Layer(target, beam, lp, i, estimate, future, merge)
@@ -260,6 +263,7 @@ def search(
     groups: Optional[Sequence[int]] = None,
     merge: str = _DEFAULTS.capture_merge,
     proposer: Optional[PolicyLikelihood] = None,
+    memo_slots: int = CACHE_SLOTS,
 ) -> List[Optional[Tuple[List[int], float]]]:
     """The best sequence found for each problem and its log-likelihood, or None where none was found.
 
@@ -296,6 +300,10 @@ def search(
     ``proposer``: a cheaper network that proposes a capture plan where the first pass found an order for
     no member of a group (module docstring, "The proposer"); with one pass, or None, nothing is proposed.
     Its evaluations are its own (``stats.proposer_evaluations``), outside the budget and ``progress``.
+
+    ``memo_slots``: the network's distributions this call keeps (:class:`moveorder.search.boards.PositionMemo`),
+    so that every pass, the last rung and backtracking evaluate a position once; 0: none (the same orders,
+    more evaluations).  ``stats.hits`` counts the positions it served.
     """
     if beam_passes < 1:
         raise ValueError(f"beam_passes {beam_passes}: expected at least 1")
@@ -304,6 +312,7 @@ def search(
     if beam_widen_found < 1:
         raise ValueError(f"beam_widen_found {beam_widen_found}: expected at least 1")
     budget = evaluation_budget(problems, width, beam_passes, beam_widen, patience, sites, beam_widen_found)
+    memo = PositionMemo(memo_slots) if memo_slots else None
     meter = None if progress is None else EvaluationMeter(progress, likelihood, budget)
     estimates = [no_estimates() for _ in problems]
     found: List[Optional[Tuple[List[int], float]]] = [None] * len(problems)
@@ -340,6 +349,7 @@ def search(
                 meter=meter,
                 sites=[sites[rung[a]] for a in members],
                 merge=merge,
+                memo=memo,
             )
             for a, r in zip(members, sub):
                 again[a] = r[:1]
@@ -349,7 +359,7 @@ def search(
     for k in range(beam_passes):
         plans = None if k == 0 else [None if r is None else capture_plan(r[0]) for r in found]
         if k == 1 and proposer is not None:  # a proposed plan is searched once, in the pass after the first
-            proposed = _proposed_plans(proposer, problems, group_of, found, width, future, stats)
+            proposed = _proposed_plans(proposer, problems, group_of, found, width, future, stats, memo_slots)
             plans = [q if p is None else p for p, q in zip(plans, proposed)]
         if k:
             rung = [min(len(sites) - 1, s + 1) if r is None else s for s, r in zip(rung, found)]
@@ -365,12 +375,15 @@ def search(
     for k, r in enumerate(found):
         if r is None and patience >= 1 and k not in rest:
             found[k], exhausted[k] = _backtrack_counted(
-                likelihood, problems[k], width, future, patience, stats, meter, merge
+                likelihood, problems[k], width, future, patience, stats, meter, merge, memo
             )
     if proven is not None:
         proven[:] = exhausted
     if stats is not None:
         stats.not_found += sum(r is None for r in found)
+        if memo is not None:  # asked of the network or the memo; evaluations counted by each beam
+            stats.requests += memo.hits
+            stats.hits += memo.hits
     if orders is not None:
         orders[:] = [_distinct(best, others, keep) for best, others in zip(found, pool)]
     if meter is not None:
@@ -386,11 +399,13 @@ def _proposed_plans(
     width: int,
     future: float,
     stats: Optional[SearchStats],
+    memo_slots: int = CACHE_SLOTS,
 ) -> List[Optional[tuple]]:
     """Each problem's capture plan proposed by ``proposer`` (module docstring, "The proposer"), or None: for
     every group whose members have no order yet, the proposer's own search (:data:`PROPOSER_PASSES` passes
     of ``width``, the second :data:`PROPOSER_WIDEN` times as wide, one prefix for each last 8 boards) over its
-    members, and the plan of its likeliest order given to the member it was found for."""
+    members, and the plan of its likeliest order given to the member it was found for; ``memo_slots``: as
+    :func:`search`'s, for the proposer's own memo."""
     answered = {g for g, r in zip(group_of, found) if r is not None}
     asked = [a for a, g in enumerate(group_of) if g not in answered]
     out: List[Optional[tuple]] = [None] * len(problems)
@@ -407,6 +422,7 @@ def _proposed_plans(
         beam_widen=PROPOSER_WIDEN,
         merge="input",
         groups=[group_of[a] for a in asked],
+        memo_slots=memo_slots,
     )
     best: dict = {}
     for a, r in zip(asked, orders):
@@ -441,11 +457,13 @@ def _pass_groups(
     return [(w, members) for w, members in groups if members]
 
 
-def _backtrack_counted(likelihood, problem: Problem, width, future, patience, stats, meter, merge):
+def _backtrack_counted(likelihood, problem: Problem, width, future, patience, stats, meter, merge, memo=None):
     """:func:`backtrack` with ``patience`` times one pass's beams, its work added to ``stats``:
     the sequence found or None, and whether the search proved that none exists."""
     before = likelihood_counters(likelihood)
-    found, exhausted = backtrack(likelihood, problem, width, future, patience * problem.moves, stats, meter, merge)
+    found, exhausted = backtrack(
+        likelihood, problem, width, future, patience * problem.moves, stats, meter, merge, memo
+    )
     if stats is not None:
         stats.backtracked += 1
         stats.unreachable += exhausted

@@ -165,6 +165,7 @@ def _captures(evaluator, problems: Sequence[Problem], cfg: SearchConfig, stats, 
         progress=progress,
         groups=[a for a in range(len(problems)) for _ in sym],
         proposer=proposer_of(cfg.capture_proposer, evaluator.likelihood),
+        memo_slots=evaluator.slots,
     )
     out = []
     for a in range(len(problems)):

@@ -189,8 +189,8 @@ class SearchStats:
     iterations: int = 0  # annealing iterations, summed over batches
     chains: int = 0  # annealing chains, summed over batches
     chain_iterations: int = 0  # chains x iterations, summed over batches
-    requests: int = 0  # positions asked of the evaluator (the capture search: its evaluations)
-    hits: int = 0  # of which served by its cache
+    requests: int = 0  # positions asked of the evaluator (the capture search: of its network or its memo)
+    hits: int = 0  # of which served by its cache (the capture search: by its memo)
     evaluations: int = 0  # positions the network evaluated
     naive_evaluations: int = 0  # what re-evaluating every position of every proposal would cost
     seconds: float = 0.0
@@ -216,8 +216,9 @@ class SearchStats:
         self.network_seconds += now[3] - before[3]
 
     def add_likelihood(self, likelihood, before: Tuple) -> None:
-        """Add the network evaluations and the time since ``before`` (:func:`likelihood_counters`): the
-        capture search's, which asks the network itself, so that every request is an evaluation."""
+        """Add the network evaluations and the time since ``before`` (:func:`likelihood_counters`): a
+        capture beam's, which asks the network itself, so that every request reaching it is an evaluation
+        (the positions its memo served are added by :func:`moveorder.search.captures.search`)."""
         evaluations = likelihood.evaluations - before[0]
         self.evaluations += evaluations
         self.requests += evaluations
