@@ -2,7 +2,8 @@
 width within a plan?  The capture beam handed the players' own plan, against the order the search found.
 
     python bench/oracle_plan.py --arrangements ARRS.jsonl --results INFERRED.jsonl [--width 64]
-        [--ids ID,ID] [--network tygem-6x128] [--threads 2]
+        [--ids ID,ID] [--network tygem-6x128] [--threads 2] [--merge input] [--future 1.0]
+        [--seats both] [--trace]
 
 ``INFERRED.jsonl`` is ``moveorder infer-set``'s output for ``ARRS.jsonl``.  For each arrangement, in both
 seats (the board as given and turned half a turn), the capture beam of ``--width`` searches with the
@@ -11,7 +12,14 @@ order: which points of which colour are captured), the plan the search's later p
 order it found.  Prints, per arrangement, the players' log-likelihood (the likelier seat's), the found
 order's, and the beam's with the players' plan in each seat; then how many of each are on or above
 the players'.  Every order the beam returns is replayed on the board (captures, ko, superko) to the
-same final board, and rescored apart from the search, before it counts.
+same final board, and rescored apart from the search, before it counts.  ``--merge`` and ``--future``: the
+beam's (``--capture-merge``, ``--beam-future``); ``--seats likelier``: only the seat where the players'
+order is likelier.
+
+``--trace``: in the seat where the players' order is likelier, where the players' board leaves the beam
+(the first move after which no kept prefix stands on the board their first moves made): the move, their
+log-likelihood up to it against the kept prefixes' lowest and highest, and their move's rank among the
+layer's children by likelihood (0 the likeliest; children of every kept prefix, before merging).
 """
 
 import argparse
@@ -27,6 +35,8 @@ from moveorder.go import coords
 from moveorder.nets import shipped
 from moveorder.nets.likelihood import PolicyLikelihood
 from moveorder.nets.networks import turn_points
+from moveorder.search import layer
+from moveorder.search.boards import replay_boards, sequence_log_probs
 from moveorder.search.captures import capture_beam
 from moveorder.search.dispatch import turned
 from moveorder.search.plans import capture_plan
@@ -44,6 +54,10 @@ def main() -> None:
     ap.add_argument("--ids", default="", help="only these arrangements (comma-separated ids)")
     ap.add_argument("--network", default="tygem-6x128")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--merge", choices=("input", "board"), default="input", help="which prefixes count as one")
+    ap.add_argument("--future", type=float, default=1.0, help="the weight of the estimate of the stones to play")
+    ap.add_argument("--seats", choices=("both", "likelier"), default="both")
+    ap.add_argument("--trace", action="store_true", help="where the players' board leaves the beam")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     arrs = chosen_arrangements(args.arrangements, args.ids)
@@ -58,21 +72,91 @@ def main() -> None:
         inferred = coords.sgf_to_lz(found[a.id]["inferred"])
         searched = max(scorer.score(turn_points(inferred, s))[1] for s in SEATS)
         problem = problem_of_arrangement(a)
-        with_plan = {}
-        for s in SEATS:
-            kept = capture_beam(
-                likelihood, [turned(problem, s)], width=args.width, plans=[capture_plan(turn_points(actual, s))]
-            )[0]
+        likelier = max(SEATS, key=lambda s: as_played[s][1])
+        seats = SEATS if args.seats == "both" else (likelier,)
+        with_plan = {s: -np.inf for s in seats}
+        trace = None
+        for s in seats:
+            players_order = turn_points(actual, s)
+            tracer = Tracer(likelihood, players_order) if args.trace and s == likelier else None
+            with tracer or _nothing():
+                kept = capture_beam(
+                    likelihood,
+                    [turned(problem, s)],
+                    width=args.width,
+                    future=args.future,
+                    plans=[capture_plan(players_order)],
+                    merge=args.merge,
+                )[0]
             with_plan[s] = checked(scorer, *kept[0], as_played[s][0], f"{a.id}: seat {s}") if kept else -np.inf
+            trace = tracer.left if tracer else trace
         above["found"] += searched >= players - 1e-9
         above["players' plan"] += max(with_plan.values()) >= players - 1e-9
         print(
             f"{a.id}: players' {players:.2f}; found {searched:.2f}; the players' plan at W {args.width}: "
-            + " / ".join(f"{with_plan[s]:.2f}" for s in SEATS)
+            + " / ".join(f"{with_plan[s]:.2f}" for s in seats)
+            + (f"; {trace}" if args.trace else "")
             + f"; {time.perf_counter() - start:.0f} s",
             flush=True,
         )
     print(f"on or above the players' likelihood, of {len(arrs)}: {above}", file=sys.stderr)
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class Tracer:
+    """While entered, watches every :class:`moveorder.search.layer.Layer`'s first choice of the capture
+    beam, and keeps in ``left`` where the players' board left the beam (``--trace``)."""
+
+    def __init__(self, likelihood, order):
+        self.order = order
+        self.boards = replay_boards(order)  # before each move, and after the last
+        self.cumulative = np.concatenate([[0.0], np.cumsum(sequence_log_probs(likelihood, order))])
+        self.left = "the players' board stayed in the beam to the end"
+        self._done = False
+
+    def __enter__(self):
+        self._real = real = layer.Layer.choose
+        tracer = self
+
+        def choose(lay, width, future, keep=1):
+            watched = lay.first and not tracer._done and any(p.hist[0] == tracer.boards[lay.i] for p in lay.beam)
+            rank = tracer._rank(lay) if watched else None
+            kept = real(lay, width, future, keep)
+            if watched:
+                tracer._look(lay, kept, rank)
+            return kept
+
+        layer.Layer.choose = choose
+        return self
+
+    def __exit__(self, *exc):
+        layer.Layer.choose = self._real
+        return False
+
+    def _rank(self, lay):
+        """The players' move's rank by likelihood among the layer's children (their board is among its
+        prefixes), or None where it is not a child."""
+        row = next(r for r, p in enumerate(lay.beam) if p.hist[0] == self.boards[lay.i])
+        j = np.nonzero((lay.rows == row) & (lay.pts == self.order[lay.i]))[0]
+        return int(np.nonzero(lay.by_g == j[0])[0][0]) if len(j) else None
+
+    def _look(self, lay, kept, rank):
+        if any(p.hist[0] == self.boards[lay.i + 1] for p in kept):
+            return
+        lls = [p.ll for p in kept]
+        self.left = (
+            f"left the beam after move {lay.i + 1}: the players' {self.cumulative[lay.i + 1]:.2f} against the kept "
+            f"{min(lls):.2f} to {max(lls):.2f}, their move {'not a child' if rank is None else rank} by likelihood "
+            f"of {len(lay.g)} children"
+        )
+        self._done = True
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ each network x precision x beam width, and ``moveorder infer``'s own wall time e
         --network tygem --network tygem-6x128 --precision float32 --precision bfloat16 \
         --width 16 --width 32 --threads 2 --work /tmp/player --csv table.csv
     python bench/player.py infer --arrangements data/arrangements/pro/40m.jsonl --games 5 --work /tmp/infer
+        [--option=--X ...] [--against=--Y ...]
 
 ``others`` draws evaluation games outside a configuration's own set: the qualified records whose
 move sequence is none of the excluded arrangements' games (nor starts with one's moves), ``--count``
@@ -19,7 +20,9 @@ reads exact matches and matching prefixes from its results and the search's seco
 
 ``infer`` writes each arrangement as an SGF of setup stones and times ``moveorder infer POSITION -o
 OUT`` with the given options (none: the default) and the arrangement's prisoners (``--prisoners``, where
-it has any), process start, network load and output included.
+it has any), process start, network load and output included.  ``--against``: each position also with
+those options added, the two runs in turn (which goes first alternates, so a machine's drift falls on
+both), their answers compared byte for byte, and the ratio of their times printed.
 """
 
 import argparse
@@ -125,23 +128,39 @@ def position_sgf(x) -> str:
 
 
 def infer(a):
+    """``moveorder infer``'s wall time on each position; with ``--against``, a second run of each position
+    with those options too, the two run in turn (which goes first alternates), their answers compared."""
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
-    walls = []
+    runs = {"": a.option} | ({"against": a.option + a.against} if a.against else {})
+    walls: dict = {name: [] for name in runs}
+    same = 0
     for k, x in enumerate(load_arrangements(a.arrangements)[: a.games]):
-        pos, out = work / f"{k}.sgf", work / f"{k}-out.sgf"
+        pos = work / f"{k}.sgf"
         pos.write_text(position_sgf(x))
         taken = ["--prisoners", *map(str, x.prisoners)] if any(x.prisoners) else []  # after captures
-        t0 = time.perf_counter()
-        subprocess.run(
-            MOVEORDER + ["infer", str(pos), "-o", str(out)] + taken + a.option, check=True, capture_output=True
+        order = list(runs) if k % 2 == 0 else list(runs)[::-1]
+        for name in order:
+            out = work / f"{k}-out{'-' + name if name else ''}.sgf"
+            t0 = time.perf_counter()
+            subprocess.run(
+                MOVEORDER + ["infer", str(pos), "-o", str(out)] + taken + runs[name], check=True, capture_output=True
+            )
+            walls[name].append(time.perf_counter() - t0)
+        if a.against:
+            same += (work / f"{k}-out.sgf").read_bytes() == (work / f"{k}-out-against.sgf").read_bytes()
+        print(f"{x.id}: " + ", ".join(f"{walls[name][-1]:.1f} s" for name in runs), flush=True)
+    for name, options in runs.items():
+        w = walls[name]
+        print(
+            f"moveorder infer {' '.join(options) or '(defaults)'}: {len(w)} positions of {x.n} stones; "
+            f"median {statistics.median(w):.1f} s, max {max(w):.1f} s, total {sum(w):.1f} s"
         )
-        walls.append(time.perf_counter() - t0)
-        print(f"{x.id}: {walls[-1]:.1f} s", flush=True)
-    print(
-        f"moveorder infer {' '.join(a.option) or '(defaults)'}: {len(walls)} positions of {x.n} stones; "
-        f"median {statistics.median(walls):.1f} s, max {max(walls):.1f} s"
-    )
+    if a.against:
+        print(
+            f"against / without: {sum(walls['against']) / sum(walls['']):.3f} of the time; "
+            f"the same answer (SGF byte for byte) on {same} of {len(walls[''])}"
+        )
 
 
 def main():
@@ -171,6 +190,12 @@ def main():
     i.add_argument("--games", type=int, default=5)
     i.add_argument("--work", required=True)
     i.add_argument("--option", action="append", default=[], help="an option of moveorder infer (repeat)")
+    i.add_argument(
+        "--against",
+        action="append",
+        default=[],
+        help="an option of a second run of each position, in turn with the first (repeat); the answers compared",
+    )
     a = p.parse_args()
     if a.verb == "table":
         a.precision = a.precision or ["float32"]
