@@ -23,6 +23,7 @@ layer's children by likelihood (0 the likeliest; children of every kept prefix, 
 """
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -79,7 +80,7 @@ def main() -> None:
         for s in seats:
             players_order = turn_points(actual, s)
             tracer = Tracer(likelihood, players_order) if args.trace and s == likelier else None
-            with tracer or _nothing():
+            with tracer or contextlib.nullcontext():
                 kept = capture_beam(
                     likelihood,
                     [turned(problem, s)],
@@ -100,14 +101,6 @@ def main() -> None:
             flush=True,
         )
     print(f"on or above the players' likelihood, of {len(arrs)}: {above}", file=sys.stderr)
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 class Tracer:
@@ -151,6 +144,10 @@ class Tracer:
         if any(p.hist[0] == self.boards[lay.i + 1] for p in kept):
             return
         lls = [p.ll for p in kept]
+        if not lls:
+            self.left = f"the beam kept no prefix after move {lay.i + 1}"
+            self._done = True
+            return
         self.left = (
             f"left the beam after move {lay.i + 1}: the players' {self.cumulative[lay.i + 1]:.2f} against the kept "
             f"{min(lls):.2f} to {max(lls):.2f}, their move {'not a child' if rank is None else rank} by likelihood "
