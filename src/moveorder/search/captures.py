@@ -399,7 +399,7 @@ def _proposed_plans(
     width: int,
     future: float,
     stats: Optional[SearchStats],
-    memo_slots: int = CACHE_SLOTS,
+    memo_slots: int,
 ) -> List[Optional[tuple]]:
     """Each problem's capture plan proposed by ``proposer`` (module docstring, "The proposer"), or None: for
     every group whose members have no order yet, the proposer's own search (:data:`PROPOSER_PASSES` passes
@@ -457,7 +457,7 @@ def _pass_groups(
     return [(w, members) for w, members in groups if members]
 
 
-def _backtrack_counted(likelihood, problem: Problem, width, future, patience, stats, meter, merge, memo=None):
+def _backtrack_counted(likelihood, problem: Problem, width, future, patience, stats, meter, merge, memo):
     """:func:`backtrack` with ``patience`` times one pass's beams, its work added to ``stats``:
     the sequence found or None, and whether the search proved that none exists."""
     before = likelihood_counters(likelihood)
