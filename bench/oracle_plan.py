@@ -1,11 +1,12 @@
 """Is the capture search short of the players' likelihood for want of their capture plan, or for want of
 width within a plan?  The capture beam handed the players' own plan, against the order the search found.
 
-    python bench/oracle_plan.py --arrangements ARRS.jsonl --results INFERRED.jsonl [--width 64]
+    python bench/oracle_plan.py --arrangements ARRS.jsonl [--results INFERRED.jsonl] [--width 64]
         [--ids ID,ID] [--network tygem-6x128] [--threads 2] [--merge input] [--future 1.0]
-        [--seats both] [--trace]
+        [--seats both] [--trace] [--early W:K] [--plan-tiers A,B,C]
 
-``INFERRED.jsonl`` is ``moveorder infer-set``'s output for ``ARRS.jsonl``.  For each arrangement, in both
+``INFERRED.jsonl`` is ``moveorder infer-set``'s output for ``ARRS.jsonl`` (without it, "found" is not
+compared).  For each arrangement, in both
 seats (the board as given and turned half a turn), the capture beam of ``--width`` searches with the
 doomed stones held to the players' capture plan (:func:`moveorder.search.plans.capture_plan` of their
 order: which points of which colour are captured), the plan the search's later passes take from an
@@ -15,6 +16,10 @@ the players'.  Every order the beam returns is replayed on the board (captures, 
 same final board, and rescored apart from the search, before it counts.  ``--merge`` and ``--future``: the
 beam's (``--capture-merge``, ``--beam-future``); ``--seats likelier``: only the seat where the players'
 order is likelier.
+
+``--early W:K``: a width of W for the first K moves and ``--width`` after (where the width is worth most);
+``--plan-tiers``: the shares of the width within a plan by likelihood, fewest captures still to make and
+doomed set (:data:`moveorder.search.layer.PLAN_TIERS`; the rest by the score).
 
 ``--trace``: in the seat where the players' order is likelier, where the players' board leaves the beam
 (the first move after which no kept prefix stands on the board their first moves made): the move, their
@@ -50,7 +55,7 @@ from block_moves import SEATS, Scorer, checked, chosen_arrangements, players_in_
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--arrangements", required=True, help="JSONL of arrangements (from select)")
-    ap.add_argument("--results", required=True, help="moveorder infer-set's JSONL for them")
+    ap.add_argument("--results", default="", help="moveorder infer-set's JSONL for them (optional)")
     ap.add_argument("--width", type=int, default=64, help="the beam's width within the players' plan")
     ap.add_argument("--ids", default="", help="only these arrangements (comma-separated ids)")
     ap.add_argument("--network", default="tygem-6x128")
@@ -59,10 +64,16 @@ def main() -> None:
     ap.add_argument("--future", type=float, default=1.0, help="the weight of the estimate of the stones to play")
     ap.add_argument("--seats", choices=("both", "likelier"), default="both")
     ap.add_argument("--trace", action="store_true", help="where the players' board leaves the beam")
+    ap.add_argument("--early", type=schedule, help="W:K: a width of W for the first K moves, --width after")
+    ap.add_argument("--plan-tiers", type=shares, help="a,b,c: the width's shares within a plan (layer.PLAN_TIERS)")
     args = ap.parse_args()
+    if args.plan_tiers:
+        layer.PLAN_TIERS = args.plan_tiers
+    early = args.early
     torch.set_num_threads(args.threads)
     arrs = chosen_arrangements(args.arrangements, args.ids)
-    found = {r["id"]: r for r in map(json.loads, Path(args.results).read_text().splitlines()) if r.get("inferred")}
+    rows = map(json.loads, Path(args.results).read_text().splitlines()) if args.results else []
+    found = {r["id"]: r for r in rows if r.get("inferred")}
     likelihood = PolicyLikelihood.from_file(shipped.require(args.network), device="cpu", precision="float32")
     above = {"found": 0, "players' plan": 0}
     for a in arrs:
@@ -70,8 +81,8 @@ def main() -> None:
         scorer = Scorer(likelihood)
         actual = coords.sgf_to_lz(a.actual)
         as_played, players = players_in_seats(scorer, a)
-        inferred = coords.sgf_to_lz(found[a.id]["inferred"])
-        searched = max(scorer.score(turn_points(inferred, s))[1] for s in SEATS)
+        inferred = coords.sgf_to_lz(found[a.id]["inferred"]) if a.id in found else None
+        searched = max(scorer.score(turn_points(inferred, s))[1] for s in SEATS) if inferred else -np.inf
         problem = problem_of_arrangement(a)
         likelier = max(SEATS, key=lambda s: as_played[s][1])
         seats = SEATS if args.seats == "both" else (likelier,)
@@ -80,7 +91,7 @@ def main() -> None:
         for s in seats:
             players_order = turn_points(actual, s)
             tracer = Tracer(likelihood, players_order) if args.trace and s == likelier else None
-            with tracer or contextlib.nullcontext():
+            with tracer or contextlib.nullcontext(), Schedule(early):
                 kept = capture_beam(
                     likelihood,
                     [turned(problem, s)],
@@ -94,13 +105,56 @@ def main() -> None:
         above["found"] += searched >= players - 1e-9
         above["players' plan"] += max(with_plan.values()) >= players - 1e-9
         print(
-            f"{a.id}: players' {players:.2f}; found {searched:.2f}; the players' plan at W {args.width}: "
+            f"{a.id}: players' {players:.2f}; found {f'{searched:.2f}' if inferred else '-'}; the players' plan at W {args.width}: "
             + " / ".join(f"{with_plan[s]:.2f}" for s in seats)
             + (f"; {trace}" if args.trace else "")
             + f"; {time.perf_counter() - start:.0f} s",
             flush=True,
         )
     print(f"on or above the players' likelihood, of {len(arrs)}: {above}", file=sys.stderr)
+
+
+def schedule(text: str):
+    """``--early``'s W:K, two positive integers."""
+    try:
+        w, k = (int(v) for v in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected W:K, two whole numbers (e.g. 256:20)") from None
+    if w < 1 or k < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: W and K must be at least 1")
+    return w, k
+
+
+def shares(text: str):
+    """``--plan-tiers``' three shares of the width, each in [0, 1], summing to at most 1."""
+    try:
+        tiers = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        tiers = ()
+    if len(tiers) != 3 or min(tiers) < 0 or sum(tiers) > 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected three shares of at least 0, summing to at most 1")
+    return tiers
+
+
+class Schedule:
+    """While entered with ``(W, K)``, every layer of the first K moves keeps a width of W (``--early``)."""
+
+    def __init__(self, early):
+        self.early = early
+
+    def __enter__(self):
+        self._real = real = layer.Layer.choose
+        early = self.early
+
+        def choose(lay, width, future, keep=1):
+            return real(lay, early[0] if early and lay.i < early[1] else width, future, keep)
+
+        layer.Layer.choose = choose
+        return self
+
+    def __exit__(self, *exc):
+        layer.Layer.choose = self._real
+        return False
 
 
 class Tracer:
