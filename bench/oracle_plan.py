@@ -24,7 +24,9 @@ doomed set (:data:`moveorder.search.layer.PLAN_TIERS`; the rest by the score).
 ``--trace``: in the seat where the players' order is likelier, where the players' board leaves the beam
 (the first move after which no kept prefix stands on the board their first moves made): the move, their
 log-likelihood up to it against the kept prefixes' lowest and highest, and their move's rank among the
-layer's children by likelihood (0 the likeliest; children of every kept prefix, before merging).
+layer's children by likelihood (0 the likeliest; children of every kept prefix, before merging); then
+how far (points that differ) the players' board is from the kept boards there and they from each other, and
+after which moves the players' board was among the kept again.
 """
 
 import argparse
@@ -101,7 +103,7 @@ def main() -> None:
                     merge=args.merge,
                 )[0]
             with_plan[s] = checked(scorer, *kept[0], as_played[s][0], f"{a.id}: seat {s}") if kept else -np.inf
-            trace = tracer.left if tracer else trace
+            trace = tracer.report() if tracer else trace
         above["found"] += searched >= players - 1e-9
         above["players' plan"] += max(with_plan.values()) >= players - 1e-9
         print(
@@ -112,6 +114,32 @@ def main() -> None:
             flush=True,
         )
     print(f"on or above the players' likelihood, of {len(arrs)}: {above}", file=sys.stderr)
+
+
+def _runs(moves) -> str:
+    """Sorted move numbers as runs: 3-5,9."""
+    out, start = [], None
+    for k, m in enumerate(moves):
+        start = m if start is None else start
+        if k + 1 == len(moves) or moves[k + 1] != m + 1:
+            out.append(f"{start}-{m}" if m > start else f"{m}")
+            start = None
+    return ",".join(out)
+
+
+def _spread(players: bytes, kept) -> str:
+    """How far the players' board is from the kept boards, and they from each other: points that differ."""
+    a = np.frombuffer(players, dtype=np.uint8)
+    k = np.stack([np.frombuffer(b, dtype=np.uint8) for b in kept])
+    to_players = (k != a).sum(axis=1)
+    apart = (k[:, None, :] != k[None, :, :]).sum(axis=2)
+    np.fill_diagonal(apart, 10**6)
+    nearest = apart.min(axis=1) if len(kept) > 1 else np.zeros(1)
+    return (
+        f"the players' board {to_players.min()} points from the nearest kept (median {np.median(to_players):.0f}); "
+        f"the kept boards {np.median(nearest):.0f} from their nearest (median), "
+        f"{np.median(apart[apart < 10**6]) if len(kept) > 1 else 0:.0f} apart (median of pairs)"
+    )
 
 
 def schedule(text: str):
@@ -167,17 +195,31 @@ class Tracer:
         self.cumulative = np.concatenate([[0.0], np.cumsum(sequence_log_probs(likelihood, order))])
         self.left = "the players' board stayed in the beam to the end"
         self._done = False
+        self.on = set()  # the moves after which the players' board is among the kept (first choices)
+
+    def report(self) -> str:
+        """``left``, and after how many moves the players' board was kept, the last of them."""
+        back = sorted(
+            m for m in self.on if m > min(set(range(1, len(self.boards))) - self.on, default=len(self.boards))
+        )
+        return (
+            f"{self.left}; the players' board kept after {len(self.on)} of {len(self.boards) - 1} moves, "
+            f"back in the beam after moves {_runs(back) or 'none'}"
+        )
 
     def __enter__(self):
         self._real = real = layer.Layer.choose
         tracer = self
 
         def choose(lay, width, future, keep=1):
-            watched = lay.first and not tracer._done and any(p.hist[0] == tracer.boards[lay.i] for p in lay.beam)
+            first = lay.first
+            watched = first and not tracer._done and any(p.hist[0] == tracer.boards[lay.i] for p in lay.beam)
             rank = tracer._rank(lay) if watched else None
             kept = real(lay, width, future, keep)
             if watched:
                 tracer._look(lay, kept, rank)
+            if first and any(p.hist[0] == tracer.boards[lay.i + 1] for p in kept):
+                tracer.on.add(lay.i + 1)
             return kept
 
         layer.Layer.choose = choose
@@ -205,7 +247,7 @@ class Tracer:
         self.left = (
             f"left the beam after move {lay.i + 1}: the players' {self.cumulative[lay.i + 1]:.2f} against the kept "
             f"{min(lls):.2f} to {max(lls):.2f}, their move {'not a child' if rank is None else rank} by likelihood "
-            f"of {len(lay.g)} children"
+            f"of {len(lay.g)} children; {_spread(self.boards[lay.i + 1], [p.hist[0] for p in kept])}"
         )
         self._done = True
 
