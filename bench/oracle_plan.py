@@ -17,9 +17,9 @@ same final board, and rescored apart from the search, before it counts.  ``--mer
 beam's (``--capture-merge``, ``--beam-future``); ``--seats likelier``: only the seat where the players'
 order is likelier.
 
-``--early W:K``: a width of W for the first K moves and ``--width`` after (where the width is worth most);
+``--early W:K``: a width of W for the first K moves and ``--width`` after (to ask where width is worth most);
 ``--plan-tiers``: the shares of the width within a plan by likelihood, fewest captures still to make and
-doomed set (:data:`moveorder.search.layer.PLAN_TIERS`; the rest by the score).
+doomed set (the rest by the score), set in :data:`moveorder.search.layer.PLAN_TIERS` for the whole run.
 
 ``--trace``: in the seat where the players' order is likelier, where the players' board leaves the beam
 (the first move after which no kept prefix stands on the board their first moves made): the move, their
@@ -187,7 +187,8 @@ class Schedule:
 
 class Tracer:
     """While entered, watches every :class:`moveorder.search.layer.Layer`'s first choice of the capture
-    beam, and keeps in ``left`` where the players' board left the beam (``--trace``)."""
+    beam, and keeps in ``left`` where the players' board left the beam and in ``on`` the moves after which it
+    was among the kept (``--trace``)."""
 
     def __init__(self, likelihood, order):
         self.order = order
@@ -198,10 +199,10 @@ class Tracer:
         self.on = set()  # the moves after which the players' board is among the kept (first choices)
 
     def report(self) -> str:
-        """``left``, and after how many moves the players' board was kept, the last of them."""
-        back = sorted(
-            m for m in self.on if m > min(set(range(1, len(self.boards))) - self.on, default=len(self.boards))
-        )
+        """``left``, after how many moves the players' board was kept, and after which it was kept again once
+        it had left."""
+        gone = min(set(range(1, len(self.boards))) - self.on, default=len(self.boards))
+        back = sorted(m for m in self.on if m > gone)
         return (
             f"{self.left}; the players' board kept after {len(self.on)} of {len(self.boards) - 1} moves, "
             f"back in the beam after moves {_runs(back) or 'none'}"
