@@ -35,8 +35,8 @@
 # Planned GPU calls (one H200, 16 cores; 15 minutes of device time in all, start-up included). What
 # travels each call: the working tree, plus the carried paths below (ignored by git; made by `pack`:
 # .whl 19 MiB, gpu/bundle/katago 2.7, gpu/bundle/mirror 13, gpu/bundle/models 37, gpu/wheels-plot 52).
-# The rehearsal on a loaded 2-core CPU (`--cpu-stands-in setup check s20 s40 all ship`): setup 21 s,
-# check 320 s, s20 562 s cut + 178 s resumed, s40 281 s, all 100 s, ship 5 s.
+# The rehearsal on a 2-core CPU (`--cpu-stands-in setup check s20 s40 all ship`, at the lowest priority
+# beside other work): setup 4 s, check 53 s, s20 447 s, s40 229 s, all 30 s, ship 1 s (docs/benchmarks.md).
 #   1. carry .whl gpu/bundle/katago gpu/bundle/mirror (~35 MiB), timeout 520 s:
 #      `STAGE_SECONDS=330 bash scripts/gpu_run.sh setup check s20 ship`. Estimated: setup 0.5 min; check
 #      1.5-2 min; then s20 (cut at 5.5 min): data 1.5 min, pack-pool + the two fine-tunings about 1 min (18 s a
