@@ -40,6 +40,7 @@ import numpy as np
 import torch
 
 from moveorder.go import coords
+from moveorder.go.coords import POINTS
 from moveorder.nets import shipped
 from moveorder.nets.likelihood import PolicyLikelihood
 from moveorder.nets.networks import turn_points
@@ -71,7 +72,6 @@ def main() -> None:
     args = ap.parse_args()
     if args.plan_tiers:
         layer.PLAN_TIERS = args.plan_tiers
-    early = args.early
     torch.set_num_threads(args.threads)
     arrs = chosen_arrangements(args.arrangements, args.ids)
     rows = map(json.loads, Path(args.results).read_text().splitlines()) if args.results else []
@@ -93,7 +93,11 @@ def main() -> None:
         for s in seats:
             players_order = turn_points(actual, s)
             tracer = Tracer(likelihood, players_order) if args.trace and s == likelier else None
-            with tracer or contextlib.nullcontext(), Schedule(early):
+            with contextlib.ExitStack() as patched:
+                if args.early:
+                    patched.enter_context(choosing(widened(*args.early)))
+                if tracer:
+                    patched.enter_context(choosing(tracer.wrap))
                 kept = capture_beam(
                     likelihood,
                     [turned(problem, s)],
@@ -133,12 +137,13 @@ def _spread(players: bytes, kept) -> str:
     k = np.stack([np.frombuffer(b, dtype=np.uint8) for b in kept])
     to_players = (k != a).sum(axis=1)
     apart = (k[:, None, :] != k[None, :, :]).sum(axis=2)
-    np.fill_diagonal(apart, 10**6)
+    pairs = apart[np.triu_indices(len(kept), 1)]
+    np.fill_diagonal(apart, POINTS + 1)
     nearest = apart.min(axis=1) if len(kept) > 1 else np.zeros(1)
     return (
         f"the players' board {to_players.min()} points from the nearest kept (median {np.median(to_players):.0f}); "
         f"the kept boards {np.median(nearest):.0f} from their nearest (median), "
-        f"{np.median(apart[apart < 10**6]) if len(kept) > 1 else 0:.0f} apart (median of pairs)"
+        f"{np.median(pairs) if len(pairs) else 0:.0f} apart (median of pairs)"
     )
 
 
@@ -164,29 +169,31 @@ def shares(text: str):
     return tiers
 
 
-class Schedule:
-    """While entered with ``(W, K)``, every layer of the first K moves keeps a width of W (``--early``)."""
+@contextlib.contextmanager
+def choosing(wrap):
+    """While entered, :meth:`moveorder.search.layer.Layer.choose` is ``wrap`` of the one it replaces."""
+    real = layer.Layer.choose
+    layer.Layer.choose = wrap(real)
+    try:
+        yield
+    finally:
+        layer.Layer.choose = real
 
-    def __init__(self, early):
-        self.early = early
 
-    def __enter__(self):
-        self._real = real = layer.Layer.choose
-        early = self.early
+def widened(w: int, k: int):
+    """For :func:`choosing`: every layer of the first ``k`` moves keeps a width of ``w`` (``--early``)."""
 
+    def wrap(real):
         def choose(lay, width, future, keep=1):
-            return real(lay, early[0] if early and lay.i < early[1] else width, future, keep)
+            return real(lay, w if lay.i < k else width, future, keep)
 
-        layer.Layer.choose = choose
-        return self
+        return choose
 
-    def __exit__(self, *exc):
-        layer.Layer.choose = self._real
-        return False
+    return wrap
 
 
 class Tracer:
-    """While entered, watches every :class:`moveorder.search.layer.Layer`'s first choice of the capture
+    """Its :meth:`wrap`, entered with :func:`choosing`, watches every :class:`moveorder.search.layer.Layer`'s first choice of the capture
     beam, and keeps in ``left`` where the players' board left the beam and in ``on`` the moves after which it
     was among the kept (``--trace``)."""
 
@@ -208,8 +215,8 @@ class Tracer:
             f"back in the beam after moves {_runs(back) or 'none'}"
         )
 
-    def __enter__(self):
-        self._real = real = layer.Layer.choose
+    def wrap(self, real):
+        """``real`` (:meth:`moveorder.search.layer.Layer.choose`) watched."""
         tracer = self
 
         def choose(lay, width, future, keep=1):
@@ -217,18 +224,14 @@ class Tracer:
             watched = first and not tracer._done and any(p.hist[0] == tracer.boards[lay.i] for p in lay.beam)
             rank = tracer._rank(lay) if watched else None
             kept = real(lay, width, future, keep)
-            if watched:
-                tracer._look(lay, kept, rank)
-            if first and any(p.hist[0] == tracer.boards[lay.i + 1] for p in kept):
+            theirs = first and any(p.hist[0] == tracer.boards[lay.i + 1] for p in kept)
+            if theirs:
                 tracer.on.add(lay.i + 1)
+            elif watched:
+                tracer._look(lay, kept, rank)
             return kept
 
-        layer.Layer.choose = choose
-        return self
-
-    def __exit__(self, *exc):
-        layer.Layer.choose = self._real
-        return False
+        return choose
 
     def _rank(self, lay):
         """The players' move's rank by likelihood among the layer's children (their board is among its
@@ -238,8 +241,7 @@ class Tracer:
         return int(np.nonzero(lay.by_g == j[0])[0][0]) if len(j) else None
 
     def _look(self, lay, kept, rank):
-        if any(p.hist[0] == self.boards[lay.i + 1] for p in kept):
-            return
+        """The players' board has just left the beam: say where, and how."""
         lls = [p.ll for p in kept]
         if not lls:
             self.left = f"the beam kept no prefix after move {lay.i + 1}"
