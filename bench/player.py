@@ -41,6 +41,8 @@ from moveorder.data.records import load_records
 from moveorder.settings import ORIENTATIONS
 
 MOVEORDER = [sys.executable, "-m", "moveorder"]
+REFUSED = 2  # moveorder's exit status for an input it refuses with the reason
+NOT_FOUND = "no legal sequence"  # in its reason where it found no order (or proved there is none)
 
 
 def others(a):
@@ -123,7 +125,7 @@ def table(a):
 
 
 def position_sgf(x) -> str:
-    stones = "".join(f"A{c}" + "".join(f"[{p}]" for p in pts) for c, pts in (("B", x.black), ("W", x.white)))
+    stones = "".join(f"A{c}" + "".join(f"[{p}]" for p in pts) for c, pts in (("B", x.black), ("W", x.white)) if pts)
     return f"(;GM[1]FF[4]SZ[19]KM[{x.komi}]{stones})\n"
 
 
@@ -134,6 +136,7 @@ def infer(a):
     work.mkdir(parents=True, exist_ok=True)
     runs = {"": a.option} | ({"against": a.option + a.against} if a.against else {})
     walls: dict = {name: [] for name in runs}
+    refusals: dict = {name: [] for name in runs}
     same = 0
     for k, x in enumerate(load_arrangements(a.arrangements)[: a.games]):
         pos = work / f"{k}.sgf"
@@ -142,19 +145,33 @@ def infer(a):
         order = list(runs) if k % 2 == 0 else list(runs)[::-1]
         for name in order:
             out = work / f"{k}-out{'-' + name if name else ''}.sgf"
+            out.unlink(missing_ok=True)
             t0 = time.perf_counter()
-            subprocess.run(
-                MOVEORDER + ["infer", str(pos), "-o", str(out)] + taken + runs[name], check=True, capture_output=True
+            done = subprocess.run(
+                MOVEORDER + ["infer", str(pos), "-o", str(out)] + taken + runs[name], capture_output=True, text=True
             )
             walls[name].append(time.perf_counter() - t0)
+            if done.returncode == REFUSED and NOT_FOUND in done.stderr:  # the tool's answer then: timed all the same
+                refusals[name].append(x.id)
+                reason = done.stderr.strip().splitlines()[-1].split(" ERROR ", 1)[-1]  # the log line's time left out
+                out.write_text(f"refused: {reason}\n")
+            elif done.returncode:
+                sys.exit(
+                    f"{x.id}: moveorder infer {' '.join(runs[name]) or '(defaults)'} failed (exit {done.returncode}):\n{done.stderr}"
+                )
         if a.against:
             same += (work / f"{k}-out.sgf").read_bytes() == (work / f"{k}-out-against.sgf").read_bytes()
-        print(f"{x.id}: " + ", ".join(f"{walls[name][-1]:.1f} s" for name in runs), flush=True)
+        print(
+            f"{x.id}: "
+            + ", ".join(f"{walls[name][-1]:.1f} s{' (refused)' if x.id in refusals[name] else ''}" for name in runs),
+            flush=True,
+        )
     for name, options in runs.items():
         w = walls[name]
         print(
             f"moveorder infer {' '.join(options) or '(defaults)'}: {len(w)} positions of {x.n} stones; "
-            f"median {statistics.median(w):.1f} s, max {max(w):.1f} s, total {sum(w):.1f} s"
+            f"median {statistics.median(w):.1f} s, max {max(w):.1f} s, total {sum(w):.1f} s; "
+            f"refused (no order found) {len(refusals[name])}"
         )
     if a.against:
         print(
