@@ -20,7 +20,9 @@ reads exact matches and matching prefixes from its results and the search's seco
 
 ``infer`` writes each arrangement as an SGF of setup stones and times ``moveorder infer POSITION -o
 OUT`` with the given options (none: the default) and the arrangement's prisoners (``--prisoners``, where
-it has any), process start, network load and output included.  ``--against``: each position also with
+it has any), process start, network load and output included; where the tool finds no order it
+refuses the position (exit 2, the reason on stderr), which is timed and counted all the same, the reason
+written to the output file.  ``--against``: each position also with
 those options added, the two runs in turn (which goes first alternates, so a machine's drift falls on
 both), their answers compared byte for byte, and the ratio of their times printed.
 """
