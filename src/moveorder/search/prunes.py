@@ -1,6 +1,6 @@
 """What a prefix of the capture search must still satisfy to reach its position: the problem's
-constants (:class:`Target`) and necessary conditions on a board (:func:`alive`, :func:`enclosure_fits`,
-:func:`slack`, :func:`doomed_allowed`), none sufficient.  A *doomed* stone is one where the position has none of its
+constants (:class:`Target`) and necessary conditions on a board (:func:`alive`, :func:`slack`,
+:func:`doomed_allowed`), none sufficient.  A *doomed* stone is one where the position has none of its
 colour: the rest of the sequence must capture it.  Boards are flat (top row first) or in Leela Zero
 order where said; the search itself is :mod:`moveorder.search.captures`.
 """
@@ -91,12 +91,6 @@ def alive(target: Target, board: goboard.Board, i: int, now: Optional[bytes] = N
       has no opponent stone, the stone filling it is itself captured later (one of the group's colour
       joins the group; an opponent's is no final stone), so it uses a unit of one side's slack.  The
       distinct such liberties of all doomed groups cannot outnumber the two slacks together.
-    * Where the capturer has no slack (``slack_e = 0`` for the other colour ``e``), it can lose no more
-      stones, so each stone it plays from now on stands to the end, on one of its final points: a point
-      that is neither a final point of ``e`` nor holds an ``e`` stone now can never hold one that helps
-      capture.  So every such point next to a doomed group of ``c``, and next to those, and so on, must
-      hold a ``c`` stone of the group when it is taken: :func:`enclosure_fits` (the enclosure's points
-      outside ``c``'s doomed groups, each a ``c`` stone captured, cannot outnumber ``slack_c``).
     """
     cur = board.points
     arr = np.frombuffer(bytes(cur) if now is None else now, dtype=np.uint8)
@@ -111,7 +105,7 @@ def alive(target: Target, board: goboard.Board, i: int, now: Optional[bytes] = N
             in_doomed.update(group)
             groups.append((cur[p], group))
             doomed[cur[p]] += len(group)
-    slacks = {}
+    left = 0
     for colour in (BLACK, WHITE):
         slack = target.budget[colour] - (played(i, colour) - int(counts[colour])) - doomed[colour]
         if slack < 0:
@@ -120,8 +114,7 @@ def alive(target: Target, board: goboard.Board, i: int, now: Optional[bytes] = N
             other = goboard.opponent(colour)
             if target.moves_of[other] - played(i, other) < 1:
                 return False
-        slacks[colour] = slack
-    left = slacks[BLACK] + slacks[WHITE]
+        left += slack
     if not groups:
         return True
     costly: set = set()
@@ -132,38 +125,7 @@ def alive(target: Target, board: goboard.Board, i: int, now: Optional[bytes] = N
             for q in adj[s]:
                 if cur[q] == EMPTY and final[q] != enemy:
                     costly.add(q)
-    if len(costly) > left:
-        return False
-    for colour in (BLACK, WHITE):
-        if slacks[goboard.opponent(colour)] == 0:
-            stones = [s for c, group in groups if c == colour for s in group]
-            if stones and not enclosure_fits(cur, final, stones, colour, slacks[colour]):
-                return False
-    return True
-
-
-def enclosure_fits(cur: Sequence[int], final: np.ndarray, stones: List[int], colour: int, budget: int) -> bool:
-    """Can ``colour``'s doomed ``stones`` (flat points of ``cur``) be captured with at most ``budget`` more of
-    its stones lost, where the capturer may lose none (:func:`alive`, its last condition)?
-
-    The capturer's stones at the capture are those on the board now or on its final points, so the
-    captured group holds every point reached from ``stones`` through points that are neither (the board's
-    edge stops it, as stones do): each such point outside ``stones`` is one more ``colour`` stone
-    captured.  Gives up, False, once they outnumber ``budget``.
-    """
-    enemy = goboard.opponent(colour)
-    adj = goboard.adjacent_points(coords.SIZE)
-    seen, stack, extra = set(stones), list(stones), 0
-    while stack:
-        for q in adj[stack.pop()]:
-            if q in seen or cur[q] == enemy or final[q] == enemy:
-                continue
-            seen.add(q)
-            extra += 1
-            if extra > budget:
-                return False
-            stack.append(q)
-    return True
+    return len(costly) <= left
 
 
 def slack(target: Target, cur: np.ndarray, colour: int, i: int) -> np.ndarray:
