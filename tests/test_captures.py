@@ -1374,8 +1374,10 @@ def test_alive_keeps_every_state_an_exhaustive_search_completes():
     problems = []
     while len(problems) < 6:
         moves = corner_play(rng, 10, corner=3)
-        if len(moves) == 10 and sum(captures_by_move(moves)) >= 2 and problem_of(moves) not in problems:
-            problems.append(problem_of(moves))
+        if len(moves) == 10 and sum(captures_by_move(moves)) >= 2:
+            problem = problem_of(moves)
+            if problem not in problems:
+                problems.append(problem)
     layers, children = _corner_states(10, 3)
     dead = cut = 0
     for problem in problems:
@@ -1386,7 +1388,7 @@ def test_alive_keeps_every_state_an_exhaustive_search_completes():
             reaches = {key for key, kids in children[i].items() if kids & reaches}
             for key in reaches:
                 assert prunes.alive(t, layers[i][key], i), (problem, i, key)
-            others = [b for key, b in layers[i].items() if key not in reaches and i]
+            others = [b for key, b in layers[i].items() if key not in reaches]
             dead += len(others)
             cut += sum(not prunes.alive(t, b, i) for b in others)
     assert dead > 40_000 and cut > 0.95 * dead
