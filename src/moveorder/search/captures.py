@@ -63,13 +63,14 @@ Leela Zero indices.
 
 Sites: before an order is found, a doomed stone stands only on the position's *capture sites*
 (:func:`moveorder.search.plans.capture_sites`): a point where the position has no stone of its
-colour and all its neighbours but one are the other colour's.  A captured stone's liberties were the
-capturer's when it was taken, and those stones mostly still stand: on real games at 80 and 100 moves,
-97% of the points where stones were captured qualify, where anywhere a beam spends most of its
-children on doomed stones no capture can take, and dies.  The rungs of
+colour and all its neighbours but ``open_sides`` are the other colour's.  A captured stone's liberties
+were the capturer's when it was taken, and those stones mostly still stand: on real games at 80 and 100
+moves, 97% of the points where stones were captured qualify with one open side, where anywhere a beam
+spends most of its children on doomed stones no capture can take, and dies.  The rungs of
 :data:`moveorder.search.plans.SITE_LADDER` take the positions not answered yet pass by pass to the
-next, the last rung anywhere, and the search adds a beam on the last rung where its passes end
-before it (:func:`search`).  Backtracking puts doomed stones anywhere, so its proof that no sequence exists
+next: the sites with no open side (about as many points as the players' plan), then with one, then
+anywhere; where the passes end below the last rung, the search adds a beam on each rung left
+(:func:`search`).  Backtracking puts doomed stones anywhere, so its proof that no sequence exists
 holds.
 
 The proposer: where the first pass finds no order for any orientation of a position, the plan is what
@@ -276,7 +277,8 @@ def search(
     earlier pass's).  Without a plan, doomed stones stand on the rung of ``sites`` a problem has
     reached (module docstring, "Sites"): the first pass searches every problem on the first rung, each
     later pass a problem not answered yet on the next, and where the passes end below the last rung,
-    one more beam (of a later pass's width) searches the problems not answered on the last.  A
+    one more beam a rung (of a later pass's width) searches the problems not answered there, rung by
+    rung to the last.  A
     problem none of these found anything for is searched again
     by :func:`backtrack`, with up to ``patience`` times one pass's beams
     (``patience x moves``, each at most ``width`` evaluations).  ``stats.unreachable`` counts the problems
@@ -364,12 +366,13 @@ def search(
         if k:
             rung = [min(len(sites) - 1, s + 1) if r is None else s for s, r in zip(rung, found)]
         run(_pass_groups(plans, searched, width, beam_widen, beam_widen_found, resting()), plans)
-    rest = resting()
-    last = [a for a, r in enumerate(found) if r is None and rung[a] < len(sites) - 1 and a not in rest]
-    if last:  # the passes ended before the last rung: one beam there for the positions not answered
-        on_last = set(last)
-        rung = [len(sites) - 1 if a in on_last else s for a, s in enumerate(rung)]
-        run([(width * _last_rung_widen(beam_passes, beam_widen), last)], None)
+    while True:  # the passes ended below the last rung: a beam on each rung left for the positions not answered
+        rest = resting()
+        climb = {a for a, r in enumerate(found) if r is None and rung[a] < len(sites) - 1 and a not in rest}
+        if not climb:
+            break
+        rung = [s + 1 if a in climb else s for a, s in enumerate(rung)]
+        run([(width * _last_rung_widen(beam_passes, beam_widen), sorted(climb))], None)
     exhausted = [False] * len(problems)
     rest = resting()
     for k, r in enumerate(found):
@@ -481,16 +484,16 @@ def evaluation_budget(
     beam_widen_found: int = 1,
 ) -> int:
     """The most network evaluations :func:`search` may spend on ``problems``: each pass's beam (a later
-    one up to ``beam_widen`` or ``beam_widen_found`` times as wide, whichever is wider), the beam on the
-    last rung of ``sites`` where the passes end below it, and the backtracking's ``patience``, ``width``
+    one up to ``beam_widen`` or ``beam_widen_found`` times as wide, whichever is wider), a beam on each
+    rung of ``sites`` the passes end below, and the backtracking's ``patience``, ``width``
     a move each."""
-    extra = _last_rung_widen(beam_passes, beam_widen) if len(sites) > beam_passes else 0
+    extra = _last_rung_widen(beam_passes, beam_widen) * max(0, len(sites) - beam_passes)
     later = (beam_passes - 1) * max(beam_widen, beam_widen_found)
     return sum(width * p.moves * (1 + later + extra + patience) for p in problems)
 
 
 def _last_rung_widen(beam_passes: int, beam_widen: int) -> int:
-    """How many times ``width`` the beam on the capture sites' last rung is: a later pass's widening
+    """How many times ``width`` a beam on a capture sites' rung after the passes is: a later pass's widening
     where there are later passes, else none."""
     return beam_widen if beam_passes > 1 else 1
 

@@ -51,11 +51,12 @@ def capture_plan(moves: Sequence[int]) -> Tuple[Tuple[int, int], ...]:
 
 #: Where the capture search lets doomed stones stand, pass by pass (:func:`capture_sites`'s ``open_sides``;
 #: None: anywhere).  A position answered at a rung keeps its plan; one not answered yet goes to the next
-#: rung, and the search adds a beam for the last rung where its passes end before it
-#: (:mod:`moveorder.search.captures`, "Sites"): a second pass searches the sites again, wider (ko fights
-#: need it), and what is still not answered is searched anywhere.  Measured in docs/benchmarks.md,
-#: "Capture sites".
-SITE_LADDER: Tuple[Optional[int], ...] = (1, 1, None)
+#: rung, and where the passes end below the last rung the search adds a beam for each rung left
+#: (:mod:`moveorder.search.captures`, "Sites"): the first pass searches the tight sites (every neighbour
+#: the capturer's), about as many points as the players' plan and holding all of it in most positions;
+#: a second pass the sites with one open side, wider (ko fights need it); what is still not answered is
+#: searched anywhere.  Measured in docs/benchmarks.md, "Capture sites" and "Tight sites first".
+SITE_LADDER: Tuple[Optional[int], ...] = (0, 1, None)
 
 
 def capture_sites(final: np.ndarray, open_sides: int) -> Dict[int, np.ndarray]:
