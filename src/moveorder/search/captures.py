@@ -372,7 +372,7 @@ def search(
         if not climb:
             break
         rung = [s + 1 if a in climb else s for a, s in enumerate(rung)]
-        run([(width * _last_rung_widen(beam_passes, beam_widen), sorted(climb))], None)
+        run([(width * _climb_widen(beam_passes, beam_widen), sorted(climb))], None)
     exhausted = [False] * len(problems)
     rest = resting()
     for k, r in enumerate(found):
@@ -487,14 +487,14 @@ def evaluation_budget(
     one up to ``beam_widen`` or ``beam_widen_found`` times as wide, whichever is wider), a beam on each
     rung of ``sites`` the passes end below, and the backtracking's ``patience``, ``width``
     a move each."""
-    extra = _last_rung_widen(beam_passes, beam_widen) * max(0, len(sites) - beam_passes)
+    extra = _climb_widen(beam_passes, beam_widen) * max(0, len(sites) - beam_passes)
     later = (beam_passes - 1) * max(beam_widen, beam_widen_found)
     return sum(width * p.moves * (1 + later + extra + patience) for p in problems)
 
 
-def _last_rung_widen(beam_passes: int, beam_widen: int) -> int:
-    """How many times ``width`` a beam on a capture sites' rung after the passes is: a later pass's widening
-    where there are later passes, else none."""
+def _climb_widen(beam_passes: int, beam_widen: int) -> int:
+    """How many times ``width`` each beam after the passes is (one a rung of the capture sites left): a
+    later pass's widening where there are later passes, else none."""
     return beam_widen if beam_passes > 1 else 1
 
 
