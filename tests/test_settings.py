@@ -148,7 +148,7 @@ def test_score_config_refuses_batches_without_a_shared_cache():
         S.ScoreConfig(tuning="")
 
 
-@pytest.mark.parametrize("key", ["beam_width", "beam_passes", "beam_widen"])
+@pytest.mark.parametrize("key", ["beam_width", "beam_passes", "beam_widen", "beam_widen_found"])
 def test_beam_width_and_passes_one_or_per_length(key):
     import jsonschema
 
