@@ -142,7 +142,7 @@ def test_one_arrangement_alone_equals_it_inside_a_batch_of_20(model, real_games)
     assert together[0][0].moves != together[0][1].moves or together[0][0].accepted != together[0][1].accepted
 
 
-def test_sa_finds_exact_optimum_on_50_small_real_arrangements(model, real_games):
+def test_sa_finds_exact_optimum_on_30_small_real_arrangements(model, real_games):
     """Arrangements of 6 to 8 stones from real games: SA (600 iterations, 3 trials) vs the exact solver.
 
     (bench/exact.py runs the same check on 10-stone arrangements with the trained network.)
@@ -150,7 +150,7 @@ def test_sa_finds_exact_optimum_on_50_small_real_arrangements(model, real_games)
     scorer = PositionEvaluator(model)
     cfg = SearchConfig(iterations=600, trials=3, seed=11)
     found, start = 0, 0
-    for size, count in ((6, 10), (7, 20), (8, 20)):
+    for size, count in ((6, 10), (7, 10), (8, 10)):
         arrs = [clip(r, size, "pro") for r in real_games[start : start + count]]
         start += count
         pairs = [(sgf_to_lz(a.black), sgf_to_lz(a.white)) for a in arrs]
@@ -160,4 +160,4 @@ def test_sa_finds_exact_optimum_on_50_small_real_arrangements(model, real_games)
             best = max(t.log_likelihood for t in trials)
             assert best <= exact_ll + 1e-9  # nothing beats the exact optimum
             found += best >= exact_ll - 1e-9
-    assert found == 50
+    assert found == 30

@@ -156,16 +156,21 @@ def test_the_stand_in_reads_the_board_alone():
     assert la[-1] == pytest.approx(float(np.log(dist[a[-1]])), abs=1e-6)
 
 
+@pytest.fixture(scope="module")
+def corner_optima():
+    """Four corner problems of 8 moves and their exhaustive optima (worked out once for both merges)."""
+    return [(problem, exhaustive_best(problem)) for problem in corner_problems(4, 8, seed=11)]
+
+
 @pytest.mark.parametrize("merge", ["board", "input"])
-def test_a_beam_keeping_every_board_finds_the_exhaustive_optimum(merge):
+def test_a_beam_keeping_every_board_finds_the_exhaustive_optimum(merge, corner_optima):
     """Under a likelihood of the board alone, both merges lose nothing: a beam wide enough for every
     prefix (doomed stones anywhere on the board) finds the likeliest order of the exhaustive search on
     sgfmill's board, to the same log-likelihood, and it replays to the position."""
     like = BoardOnlyLikelihood()
-    problems = corner_problems(4, 8, seed=11)
+    problems = [problem for problem, _ in corner_optima]
     found = cap.capture_beam(like, problems, width=4096, future=0.0, merge=merge)
-    for problem, got in zip(problems, found):
-        want = exhaustive_best(problem)
+    for (problem, want), got in zip(corner_optima, found):
         assert want is not None and got, problem
         seq, ll = got[0]
         assert_answers(seq, problem)
