@@ -31,8 +31,9 @@ from helpers import (
 from moveorder.report.sweeps import TIMING_COLUMNS
 
 PROFILE = REPO / "config/profiles/slurm"
-# Each run's limit: 2-6 times its time on a 2-core CPU (the tiny one about 1 min a run, quick's 7-10
-# min), so that a run that stalls fails with its queue and logs instead of holding CI to its cut.
+# Each run's limit: about twice its time on a slow hour of a 2-core CPU (the tiny one about 1-3 min a
+# run, quick's 10-20 min), so that a run that stalls fails with its queue and logs instead of holding CI
+# to its cut.
 TINY_LIMIT_S = 6 * 60
 QUICK_LIMIT_S = 30 * 60  # each of its two runs: one passed 20 min on a slow hour of 2 cores
 START_LIMIT_S = 3 * 60  # the cluster's start: 30 s for its node at most, and Debian's packages where missing
