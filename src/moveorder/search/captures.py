@@ -106,8 +106,8 @@ from moveorder.search.prunes import Target
 from moveorder.settings import CACHE_SLOTS, SearchConfig
 
 _DEFAULTS = SearchConfig()
-#: The proposer's own search (:func:`search`'s ``proposer``): ``config/captures.yaml``'s at 80 and 100 moves,
-#: two passes, the second 4 times as wide where the first found nothing.
+#: The proposer's own search (:func:`search`'s ``proposer``): two passes, the second 4 times as wide where
+#: the first found nothing (and as wide as the first within the plan of an order found).
 PROPOSER_PASSES = 2
 PROPOSER_WIDEN = 4
 BLACK, WHITE = goboard.BLACK, goboard.WHITE
