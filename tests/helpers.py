@@ -331,11 +331,10 @@ def killed_then_resumed(monkeypatch, pool, out, cfg, device, kill_at=5):
     return step
 
 
-def chromium(width: int = 1400, height: int = 1000):
+def chromium(profile, width: int = 1400, height: int = 1000):
     """Debian's chromium, headless, driven by selenium through Debian's chromedriver (no browser of its
-    own is downloaded), with a fresh profile and no background connections (the machine has no network)."""
-    import tempfile
-
+    own is downloaded), with a fresh profile in the folder ``profile`` (the caller's temporary folder, so
+    that pytest removes it) and no background connections (the machine has no network)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -351,7 +350,7 @@ def chromium(width: int = 1400, height: int = 1000):
         "--disable-component-update",
         "--disable-sync",
         f"--window-size={width},{height}",
-        f"--user-data-dir={tempfile.mkdtemp(prefix='moveorder-chromium-')}",
+        f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)

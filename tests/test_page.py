@@ -35,8 +35,8 @@ def served(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    driver = chromium()
+def browser(tmp_path_factory):
+    driver = chromium(tmp_path_factory.mktemp("chromium"))
     yield driver
     driver.quit()
 
