@@ -63,10 +63,12 @@ Leela Zero indices.
 
 Sites: before an order is found, a doomed stone stands only on the position's *capture sites*
 (:func:`moveorder.search.plans.capture_sites`): a point where the position has no stone of its
-colour and all its neighbours but ``open_sides`` are the other colour's.  A captured stone's liberties
-were the capturer's when it was taken, and those stones mostly still stand: on real games at 80 and 100
-moves, 97% of the points where stones were captured qualify with one open side, where anywhere a beam
-spends most of its children on doomed stones no capture can take, and dies.  The rungs of
+colour and all its neighbours but ``open_sides`` are the other colour's, or a point of an empty region
+that only the other colour's stones border (where a group of several stones was taken).  A captured
+stone's liberties were the capturer's when it was taken, and those stones mostly still stand: on real
+games at 100 moves, the sites with one open side hold every point of the players' plan in 99-100% of
+positions, where anywhere a beam spends most of its children on doomed stones no capture can take, and
+dies.  The rungs of
 :data:`moveorder.search.plans.SITE_LADDER` take the positions not answered yet pass by pass to the
 next: the sites with no open side (about as many points as the players' plan), then with one, then
 anywhere; where the passes end below the last rung, the search adds a beam on each rung left

@@ -53,29 +53,60 @@ def capture_plan(moves: Sequence[int]) -> Tuple[Tuple[int, int], ...]:
 #: None: anywhere).  A position answered at a rung keeps its plan; one not answered yet goes to the next
 #: rung, and where the passes end below the last rung the search adds a beam for each rung left
 #: (:mod:`moveorder.search.captures`, "Sites"): the first pass searches the tight sites (every neighbour
-#: the capturer's), about as many points as the players' plan and holding all of it in most positions;
-#: a second pass the sites with one open side, wider (ko fights need it); what is still not answered is
-#: searched anywhere.  Measured in docs/benchmarks.md, "Capture sites" and "Tight sites first".
+#: the capturer's, or an empty region only the capturer borders), about as many points as the players'
+#: plan and holding all of it in most positions; a second pass the sites with one open side, wider (ko
+#: fights need it); what is still not answered is searched anywhere.  Measured in docs/benchmarks.md,
+#: "Capture sites", "Tight sites first" and "Enclosed regions".
 SITE_LADDER: Tuple[Optional[int], ...] = (0, 1, None)
 
 
 def capture_sites(final: np.ndarray, open_sides: int) -> Dict[int, np.ndarray]:
     """Colour -> the points (Leela Zero order) where a stone of that colour may have been captured: where
     the position (``final``, flat, top row first) has no stone of that colour and at most ``open_sides``
-    of the point's neighbours hold no stone of the other colour.
+    of the point's neighbours hold no stone of the other colour, and every point of an empty region
+    (connected empty points) that only the other colour's stones border.
 
     A captured stone's liberties were all the capturer's at the moment it was taken, and the capturing
-    stones mostly stand at the end: on Fox pro and KGS games clipped to 80 and 100 moves, 97% of the
-    points where the players' stones were captured have at most one neighbour that is not the
-    capturer's in the position, and every such point of the game qualifies in 94% of positions.
+    stones mostly stand at the end.  A group of several stones taken together leaves an empty region whose
+    points neighbour each other, so none of them is a site of the point rule without open sides; the region
+    is one when nothing was played in it since.  On the Fox pro and KGS games of ``config/captures.yaml``
+    clipped to 100 moves, the sites without open sides hold every point of the players' capture plan where
+    the position has no stone of its colour in 96% and 94% of positions (the point rule alone: 77% and 70%),
+    about 4 points a position; with one open side, in 100% and 99% (the point rule alone: 93% and 92%),
+    about 15 points (docs/benchmarks.md, "Enclosed regions").
     """
     adj = goboard.adjacent_points(coords.SIZE)
+    region_of, borders = _empty_regions(final, adj)
     sites = {}
     for colour in (BLACK, WHITE):
         enemy = goboard.opponent(colour)
+        enclosed = [all(final[r] == enemy for r in border) for border in borders]
         mask = np.zeros(coords.POINTS, dtype=bool)
         for q in range(coords.POINTS):
-            if final[q] != colour and sum(final[r] != enemy for r in adj[q]) <= open_sides:
+            if final[q] == EMPTY and enclosed[region_of[q]]:
+                mask[coords.flat_to_lz(q)] = True
+            elif final[q] != colour and sum(final[r] != enemy for r in adj[q]) <= open_sides:
                 mask[coords.flat_to_lz(q)] = True
         sites[colour] = mask
     return sites
+
+
+def _empty_regions(final: np.ndarray, adj) -> Tuple[List[int], List[set]]:
+    """The empty regions (connected empty points) of a flat board: each point's region number (-1 for a
+    stone), and each region's border (the points of the stones next to it)."""
+    region_of = [-1] * len(final)
+    borders: List[set] = []
+    for start in range(len(final)):
+        if final[start] != EMPTY or region_of[start] >= 0:
+            continue
+        border, stack = set(), [start]
+        region_of[start] = len(borders)
+        while stack:
+            for r in adj[stack.pop()]:
+                if final[r] != EMPTY:
+                    border.add(r)
+                elif region_of[r] < 0:
+                    region_of[r] = len(borders)
+                    stack.append(r)
+        borders.append(border)
+    return region_of, borders
