@@ -184,3 +184,57 @@ def test_a_corner_drawn_in_rows_is_the_top_left_of_the_board():
         gb.from_text("...\n.#.")
     with pytest.raises(ValueError, match="row 1 has 20 points"):
         gb.from_text("." * 20)
+
+
+# Top-left corner, row 19 at the top, worked by hand for the flood fill:
+#   A19 B19 C19 D19        X X O .     Black A19-B19-A18: one liberty, A17.   White C19: D19, C18.
+#   A18 B18 C18 D18        X O . O     White B18: one liberty, C18.           Black B17: A17, B16.
+#   A17 B17 C17 D17        . X O O     White D18-C17-D17: D19, C18, E18, C16, D16, E17.
+#   A16 B16 C16 D16        X . . .     Black A16: A17, A15, B16.
+FLOOD_CORNER = """
+X X O .
+X O . O
+. X O O
+X . . .
+"""
+
+
+def _gtp_set(flat_points):
+    return {coords.to_gtp(divmod(p, coords.SIZE)) for p in flat_points}
+
+
+@pytest.mark.parametrize(
+    "start, members, edge",
+    [
+        ("B19", "A19 B19 A18", "A17"),
+        ("C19", "C19", "D19 C18"),
+        ("B18", "B18", "C18"),
+        ("B17", "B17", "A17 B16"),
+        ("C17", "D18 C17 D17", "D19 C18 E18 C16 D16 E17"),
+        ("A16", "A16", "A17 A15 B16"),
+        # Empty points: the region and the stones bordering it.
+        ("A17", "A17", "A18 B17 A16"),
+        ("C18", "C18", "C19 B18 D18 C17"),
+    ],
+)
+def test_flood_fill_by_hand(start, members, edge):
+    b = gb.from_text(FLOOD_CORNER)
+    first = coords.to_flat(coords.from_gtp(start))
+    got, got_edge = gb.flood_fill(b.points, gb.adjacent_points(coords.SIZE), first)
+    assert got[0] == first and len(got) == len(set(got))
+    assert _gtp_set(got) == set(members.split())
+    assert _gtp_set(got_edge) == set(edge.split())
+
+
+def test_flood_fill_empty_region_spans_the_open_board():
+    b = gb.from_text(FLOOD_CORNER)
+    region, border = gb.flood_fill(b.points, gb.adjacent_points(coords.SIZE), coords.to_flat(coords.from_gtp("D19")))
+    assert len(region) == coords.POINTS - 10 - 2  # every point but the 10 stones, A17 and C18
+    assert _gtp_set(border) == set("C19 D18 D17 C17 B17 A16".split())
+
+
+def test_flood_fill_adds_to_a_shared_seen_set():
+    b = gb.from_text(FLOOD_CORNER)
+    adj, seen = gb.adjacent_points(coords.SIZE), {0}
+    group, _ = gb.flood_fill(b.points, adj, coords.to_flat(coords.from_gtp("C17")), seen)
+    assert seen == {0} | set(group)

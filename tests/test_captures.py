@@ -1087,6 +1087,113 @@ def _named(sites, colour):
     return {coords.to_gtp(coords.from_lz(int(k))) for k in np.nonzero(sites[colour])[0]}
 
 
+def _random_corner_positions(seed, moves=200, corner=6):
+    """Positions of seeded random play in the top-left ``corner`` x ``corner`` points, played on sgfmill's
+    board (a move onto a stone, a suicide or a ko retake is skipped): full of groups in atari and captures."""
+    import random
+
+    from sgfmill import boards
+
+    rng, board, ko, colour, out = random.Random(seed), boards.Board(coords.SIZE), None, "b", []
+    for _ in range(moves):
+        point = (rng.randrange(corner), rng.randrange(corner))
+        row, col = coords.to_sgfmill(point)
+        if board.get(row, col) is not None or (row, col) == ko:
+            continue
+        trial = board.copy()
+        new_ko = trial.play(row, col, colour)
+        if trial.get(row, col) is None:
+            continue  # suicide
+        board, ko, colour = trial, new_ko, "w" if colour == "b" else "b"
+        out.append(board.copy())
+    return out
+
+
+def _our_board(sgfmill_board):
+    ours = goboard.Board()
+    for c, (row, col) in sgfmill_board.list_occupied_points():
+        ours.points[coords.to_flat((coords.SIZE - 1 - row, col))] = goboard.BLACK if c == "b" else goboard.WHITE
+    return ours
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_capturing_points_are_what_sgfmill_captures_there(seed):
+    """The capture beam's capturing points (``layer._capturing_points``, the stones a move there takes),
+    against sgfmill's board: at every empty point next to a stone of the enemy, the capturer plays there on
+    a copy and the enemy stones it removes are counted; every other point takes nothing."""
+    adj = goboard.adjacent_points(coords.SIZE)
+    in_atari = 0
+    for theirs in _random_corner_positions(seed):
+        ours = _our_board(theirs)
+        for enemy, capturer in ((goboard.BLACK, "w"), (goboard.WHITE, "b")):
+            before = sum(1 for c, _ in theirs.list_occupied_points() if c == "bw"[enemy - 1])
+            expected = {}
+            for p, v in enumerate(ours.points):
+                if v != goboard.EMPTY or not any(ours.points[q] == enemy for q in adj[p]):
+                    continue
+                row, col = coords.to_sgfmill(divmod(p, coords.SIZE))
+                trial = theirs.copy()
+                trial.play(row, col, capturer)
+                taken = before - sum(1 for c, _ in trial.list_occupied_points() if c == "bw"[enemy - 1])
+                if taken:
+                    expected[coords.flat_to_lz(p)] = taken
+            assert capture_layer._capturing_points(ours, enemy) == expected
+            in_atari += len(expected)
+    assert in_atari >= 20  # the random play put many groups in atari
+
+
+def test_capturing_points_by_hand():
+    """Worked by hand (row 19 at the top): Black's A19 and C19 each have B19 as their one liberty, so White
+    takes both there (groups sharing a liberty add up); Black's B18 has B17 too.  White's A18 has A17
+    alone; D19 and C18 have two liberties."""
+    from helpers import load_board
+
+    black, white = load_board(
+        """
+        X . X O
+        O X O .
+        """
+    )
+    board = goboard.from_stones(black, white)
+    lz = {m: coords.to_lz(coords.from_gtp(m)) for m in ("B19", "A17")}
+    assert capture_layer._capturing_points(board, goboard.BLACK) == {lz["B19"]: 2}
+    assert capture_layer._capturing_points(board, goboard.WHITE) == {lz["A17"]: 1}
+
+
+def _regions_by_relabelling(points):
+    """Empty regions found another way: every empty point starts with its own label and takes the smallest
+    label among its empty neighbours until nothing changes."""
+    adj = goboard.adjacent_points(coords.SIZE)
+    label = {p: p for p, v in enumerate(points) if v == goboard.EMPTY}
+    changed = True
+    while changed:
+        changed = False
+        for p in label:
+            low = min([label[p]] + [label[q] for q in adj[p] if q in label])
+            if low < label[p]:
+                label[p], changed = low, True
+    regions = {}
+    for p, name in label.items():
+        regions.setdefault(name, set()).add(p)
+    return {frozenset(r): {q for p in r for q in adj[p] if points[q] != goboard.EMPTY} for r in regions.values()}
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_empty_regions_match_an_independent_relabelling(seed):
+    from moveorder.search.plans import _empty_regions
+
+    adj = goboard.adjacent_points(coords.SIZE)
+    for theirs in _random_corner_positions(seed)[::8]:
+        final = np.array(_our_board(theirs).points, dtype=np.uint8)
+        region_of, borders = _empty_regions(final, adj)
+        got = {}
+        for p, r in enumerate(region_of):
+            assert (r >= 0) == (final[p] == goboard.EMPTY)
+            if r >= 0:
+                got.setdefault(r, set()).add(p)
+        assert {frozenset(points): borders[r] for r, points in got.items()} == _regions_by_relabelling(final.tolist())
+
+
 def test_capture_sites_are_the_points_the_other_colour_nearly_surrounds():
     """Worked by hand on the corner below (row 19 at the top).  Black sites, where no black stone
     stands and at most ``open_sides`` neighbours are not White's: A19 (B19, A18: none open); C19 (C18

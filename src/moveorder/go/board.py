@@ -6,12 +6,15 @@ top-row-first order of :mod:`moveorder.go.coords` (``EMPTY``, ``BLACK`` or
 captured groups and raises :class:`IllegalMove` for an occupied point,
 suicide or a simple-ko retake.  Records are replayed through it to find
 captures (the paper's Assumption 3), and positions handed to inference are
-checked with :func:`groups_without_liberties`.
+checked with :func:`groups_without_liberties`.  :func:`flood_fill` is the one
+fill of a flat board: a group and its liberties, or an empty region and the
+stones around it (the board's groups, the capture search's stones in atari and
+its enclosed regions).
 """
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Iterable, List, Optional, Sequence, Set, Tuple
 
 from moveorder.go import coords
 
@@ -49,6 +52,46 @@ def adjacent_points(size: int) -> List[Tuple[int, ...]]:
     return _NEIGHBOURS[size]
 
 
+def flood_fill(
+    points: Sequence[int], adj: Sequence[Sequence[int]], start: int, seen: Optional[Set[int]] = None
+) -> Tuple[List[int], Set[int]]:
+    """From a stone, its group and the group's liberties; from an empty point, its empty region and the
+    stones that border it.
+
+    ``points`` is a flat board (``EMPTY``, ``BLACK`` or ``WHITE`` at each point), ``adj`` its
+    :func:`adjacent_points`.  The first list holds the points connected to ``start`` through points of
+    its value, ``start`` first; the set, the points next to them that are empty where ``start`` holds a
+    stone, or hold a stone where ``start`` is empty.  ``seen``, when given, gets the first list's points
+    added to it (a caller filling every group of a board passes one set to skip the points filled).
+    """
+    value = points[start]
+    if seen is None:
+        seen = set()
+    seen.add(start)
+    members, stack, edge = [start], [start], set()
+    # One loop for each kind of start, so that each neighbour costs a comparison or two.
+    if value != EMPTY:
+        while stack:
+            for q in adj[stack.pop()]:
+                v = points[q]
+                if v == EMPTY:
+                    edge.add(q)
+                elif v == value and q not in seen:
+                    seen.add(q)
+                    members.append(q)
+                    stack.append(q)
+    else:
+        while stack:
+            for q in adj[stack.pop()]:
+                if points[q] != EMPTY:
+                    edge.add(q)
+                elif q not in seen:
+                    seen.add(q)
+                    members.append(q)
+                    stack.append(q)
+    return members, edge
+
+
 class Board:
     """A mutable Go position under area-scoring rules with simple ko."""
 
@@ -70,20 +113,8 @@ class Board:
 
     def group(self, start: int) -> Tuple[List[int], bool]:
         """The flat points of the group containing ``start`` (a stone) and whether it has a liberty."""
-        colour = self.points[start]
-        group, stack, seen, free = [], [start], {start}, False
-        points, adj = self.points, self._adj
-        while stack:
-            p = stack.pop()
-            group.append(p)
-            for q in adj[p]:
-                v = points[q]
-                if v == EMPTY:
-                    free = True
-                elif v == colour and q not in seen:
-                    seen.add(q)
-                    stack.append(q)
-        return group, free
+        group, liberties = flood_fill(self.points, self._adj, start)
+        return group, bool(liberties)
 
     def play(self, colour: int, move: coords.Move) -> int:
         """Play ``move`` for ``colour``; return the number of stones captured.

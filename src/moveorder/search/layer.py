@@ -256,20 +256,9 @@ def _capturing_points(board: goboard.Board, enemy: int) -> Dict[int, int]:
     for start, v in enumerate(points):
         if v != enemy or start in seen:
             continue
-        group, stack, libs = [start], [start], set()
-        seen.add(start)
-        while stack:
-            p = stack.pop()
-            for q in adj[p]:
-                w = points[q]
-                if w == EMPTY:
-                    libs.add(q)
-                elif w == enemy and q not in seen:
-                    seen.add(q)
-                    group.append(q)
-                    stack.append(q)
+        group, libs = goboard.flood_fill(points, adj, start, seen)
         if len(libs) == 1:
-            k = coords.flat_to_lz(libs.pop())
+            k = coords.flat_to_lz(next(iter(libs)))
             out[k] = out.get(k, 0) + len(group)
     return out
 

@@ -94,19 +94,14 @@ def capture_sites(final: np.ndarray, open_sides: int) -> Dict[int, np.ndarray]:
 def _empty_regions(final: np.ndarray, adj) -> Tuple[List[int], List[set]]:
     """The empty regions (connected empty points) of a flat board: each point's region number (-1 for a
     stone), and each region's border (the points of the stones next to it)."""
-    region_of = [-1] * len(final)
+    points = np.asarray(final).tolist()
+    region_of = [-1] * len(points)
     borders: List[set] = []
-    for start in range(len(final)):
-        if final[start] != EMPTY or region_of[start] >= 0:
+    for start in range(len(points)):
+        if points[start] != EMPTY or region_of[start] >= 0:
             continue
-        border, stack = set(), [start]
-        region_of[start] = len(borders)
-        while stack:
-            for r in adj[stack.pop()]:
-                if final[r] != EMPTY:
-                    border.add(r)
-                elif region_of[r] < 0:
-                    region_of[r] = len(borders)
-                    stack.append(r)
+        region, border = goboard.flood_fill(points, adj, start)
+        for q in region:
+            region_of[q] = len(borders)
         borders.append(border)
     return region_of, borders
