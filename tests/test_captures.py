@@ -1105,7 +1105,7 @@ def _random_corner_positions(seed, moves=200, corner=6):
         if trial.get(row, col) is None:
             continue  # suicide
         board, ko, colour = trial, new_ko, "w" if colour == "b" else "b"
-        out.append(board.copy())
+        out.append(board)  # a copy of its own: the next move plays on a copy of it
     return out
 
 
@@ -1116,27 +1116,39 @@ def _our_board(sgfmill_board):
     return ours
 
 
+def _captures_on_sgfmill(board, capturer):
+    """Leela Zero index -> the stones of the other colour that ``capturer`` (``"b"`` or ``"w"``) removes by
+    playing there, on a copy of sgfmill's ``board``, at every empty point next to one of those stones (no
+    other point can take any).  sgfmill allows suicide: only the other colour's stones count."""
+    enemy = "w" if capturer == "b" else "b"
+    stones = {(row, col) for c, (row, col) in board.list_occupied_points() if c == enemy}
+    out = {}
+    for q in range(coords.POINTS):
+        row, col = coords.to_sgfmill(coords.from_lz(q))
+        if board.get(row, col) is not None or not stones & {
+            (row + 1, col),
+            (row - 1, col),
+            (row, col + 1),
+            (row, col - 1),
+        }:
+            continue
+        trial = board.copy()
+        trial.play(row, col, capturer)
+        taken = len(stones) - sum(c == enemy for c, _ in trial.list_occupied_points())
+        if taken > 0:
+            out[q] = taken
+    return out
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_capturing_points_are_what_sgfmill_captures_there(seed):
-    """The capture beam's capturing points (``layer._capturing_points``, the stones a move there takes),
-    against sgfmill's board: at every empty point next to a stone of the enemy, the capturer plays there on
-    a copy and the enemy stones it removes are counted; every other point takes nothing."""
-    adj = goboard.adjacent_points(coords.SIZE)
+    """The capture beam's capturing points (``layer._capturing_points``, the stones a move there takes)
+    in seeded random play, denser in groups in atari than real games, against sgfmill's board."""
     in_atari = 0
     for theirs in _random_corner_positions(seed):
         ours = _our_board(theirs)
         for enemy, capturer in ((goboard.BLACK, "w"), (goboard.WHITE, "b")):
-            before = sum(1 for c, _ in theirs.list_occupied_points() if c == "bw"[enemy - 1])
-            expected = {}
-            for p, v in enumerate(ours.points):
-                if v != goboard.EMPTY or not any(ours.points[q] == enemy for q in adj[p]):
-                    continue
-                row, col = coords.to_sgfmill(divmod(p, coords.SIZE))
-                trial = theirs.copy()
-                trial.play(row, col, capturer)
-                taken = before - sum(1 for c, _ in trial.list_occupied_points() if c == "bw"[enemy - 1])
-                if taken:
-                    expected[coords.flat_to_lz(p)] = taken
+            expected = _captures_on_sgfmill(theirs, capturer)
             assert capture_layer._capturing_points(ours, enemy) == expected
             in_atari += len(expected)
     assert in_atari >= 20  # the random play put many groups in atari
@@ -1460,19 +1472,7 @@ def test_the_points_where_a_move_captures_are_sgfmills(capture_games):
         for i, k in enumerate(moves[:50]):
             colour = goboard.BLACK if i % 2 == 0 else goboard.WHITE
             if i % 5 == 0:
-                expected = {}
-                for q in range(coords.POINTS):
-                    row, col = coords.to_sgfmill(coords.from_lz(q))
-                    if board.get(row, col) is not None:
-                        continue
-                    trial = board.copy()
-                    trial.play(row, col, "bw"[i % 2])
-                    enemy = "wb"[i % 2]
-                    taken = sum(c == enemy for c, _ in board.list_occupied_points()) - sum(
-                        c == enemy for c, _ in trial.list_occupied_points()
-                    )  # sgfmill allows suicide: only the other colour's stones count
-                    if taken > 0:
-                        expected[q] = taken
+                expected = _captures_on_sgfmill(board, "bw"[i % 2])
                 assert capture_layer._capturing_points(ours, goboard.opponent(colour)) == expected
             board.play(*coords.to_sgfmill(coords.from_lz(k)), "bw"[i % 2])
             ours.play(colour, coords.from_lz(k))

@@ -234,8 +234,7 @@ def groups_without_liberties(board: Board) -> List[List[coords.Point]]:
     seen, dead = set(), []
     for p, v in enumerate(board.points):
         if v != EMPTY and p not in seen:
-            group, free = board.group(p)
-            seen.update(group)
-            if not free:
+            group, liberties = flood_fill(board.points, board._adj, p, seen)
+            if not liberties:
                 dead.append(sorted(divmod(s, board.size) for s in group))
     return dead
